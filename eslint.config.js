@@ -1,0 +1,75 @@
+// Lint keeps each folder to what its runtime may import (../shared/CONVENTIONS.md).
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import globals from "globals";
+
+const appFolders = (...names) => names.map((n) => `**/${n}/**`);
+const nodeBuiltins = ["node:*", "fs", "path", "os", "child_process", "http", "net", "crypto", "async_hooks", "worker_threads", "events", "util"];
+
+export default tseslint.config(
+  { ignores: ["**/dist/**", "**/node_modules/**", "**/out/**", "coverage/**", "docs/**", "renderer/dist/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["shared/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: nodeBuiltins, message: "shared/ runs anywhere: no Node imports." },
+          { group: ["electron", "react", "react-dom", "socket.io", "socket.io-client", "uplot"], message: "shared/ imports only itself (and zod)." },
+          { group: appFolders("agent", "main", "renderer"), message: "shared/ imports only itself." },
+        ],
+      }],
+    },
+  },
+  {
+    files: ["agent/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["electron", "react", "react-dom", "uplot", "socket.io"], message: "The agent runs inside the user's service." },
+          { group: appFolders("main", "renderer"), message: "The agent may import only shared/." },
+        ],
+      }],
+    },
+  },
+  {
+    files: ["main/**/*.ts"],
+    ignores: ["main/electron/**"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["electron"], message: "Only main/electron/ imports electron; the hub runs headless." },
+          { group: appFolders("agent", "renderer"), message: "main/ may import only shared/." },
+        ],
+      }],
+    },
+  },
+  {
+    files: ["main/electron/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ group: appFolders("agent", "renderer"), message: "main/ may import only shared/." }],
+      }],
+    },
+  },
+  {
+    files: ["renderer/**/*.{ts,tsx}"],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: nodeBuiltins, message: "The renderer runs in a browser." },
+          { group: ["electron"], message: "The renderer talks to main through the preload only." },
+          { group: appFolders("agent", "main"), message: "renderer/ may import only shared/." },
+        ],
+      }],
+    },
+  },
+);

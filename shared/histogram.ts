@@ -1,0 +1,175 @@
+// The one duration histogram layout every agent and hub uses (PROTOCOL.md, "samples"):
+// bucket b (0 ≤ b < 256) holds durations d in microseconds with 2^(b/8) ≤ d < 2^((b+1)/8);
+// under 1 µs goes in bucket 0, 2^32 µs and over in bucket 255. About 9 % relative error,
+// and mergeable across intervals and replicas, which is what makes a fleet p99 a real p99.
+
+export const BUCKETS = 256;
+export const SUB_BUCKETS_PER_OCTAVE = 8;
+
+/** A sparse histogram as it travels on the wire: [bucket, count] pairs, buckets ascending. */
+export type SparseHist = [bucket: number, count: number][];
+
+export interface Summary {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  hist: SparseHist;
+}
+
+/** Bucket index of a duration given in milliseconds. */
+export function bucketOfMs(ms: number): number {
+  const us = ms * 1000;
+  // `!(us >= 1)` also catches NaN: a clock that went backwards lands in bucket 0, not nowhere.
+  if (!(us >= 1)) return 0;
+  if (us >= 4294967296) return BUCKETS - 1;
+  const b = Math.floor(SUB_BUCKETS_PER_OCTAVE * Math.log2(us));
+  return b > BUCKETS - 1 ? BUCKETS - 1 : b;
+}
+
+/** Lower bound, in milliseconds, of bucket b. */
+export function bucketLowerMs(b: number): number {
+  return b <= 0 ? 0 : Math.pow(2, b / SUB_BUCKETS_PER_OCTAVE) / 1000;
+}
+
+/** Upper bound (exclusive), in milliseconds, of bucket b. */
+export function bucketUpperMs(b: number): number {
+  return Math.pow(2, (b + 1) / SUB_BUCKETS_PER_OCTAVE) / 1000;
+}
+
+/** A representative value for bucket b: the geometric middle, which halves the worst relative error. */
+export function bucketMidMs(b: number): number {
+  if (b <= 0) return bucketUpperMs(0) / 2;
+  return Math.pow(2, (b + 0.5) / SUB_BUCKETS_PER_OCTAVE) / 1000;
+}
+
+/**
+ * A dense histogram with its exact max, kept where values are recorded (agent) or merged (hub).
+ * `counts` is a plain typed array so that recording is an index and an increment.
+ */
+export class DenseHist {
+  readonly counts = new Float64Array(BUCKETS);
+  count = 0;
+  max = 0;
+
+  /** Record one duration in ms with a weight (a sampled record stands for `weight` records). */
+  record(ms: number, weight = 1): void {
+    this.counts[bucketOfMs(ms)] += weight;
+    this.count += weight;
+    if (ms > this.max) this.max = ms;
+  }
+
+  /** Record `n` durations known to be under 1 µs (an immediate grant waits 0). */
+  recordZero(n = 1): void {
+    this.counts[0] += n;
+    this.count += n;
+  }
+
+  addSparse(hist: SparseHist, max: number): void {
+    for (const [b, c] of hist) {
+      this.counts[b] += c;
+      this.count += c;
+    }
+    if (max > this.max) this.max = max;
+  }
+
+  addDense(other: DenseHist): void {
+    const src = other.counts;
+    const dst = this.counts;
+    for (let b = 0; b < BUCKETS; b++) dst[b] += src[b];
+    this.count += other.count;
+    if (other.max > this.max) this.max = other.max;
+  }
+
+  reset(): void {
+    this.counts.fill(0);
+    this.count = 0;
+    this.max = 0;
+  }
+
+  /** The q-quantile (0..1), never above the exact max. 0 when empty. */
+  quantile(q: number): number {
+    return quantileOfDense(this.counts, this.count, this.max, q);
+  }
+
+  toSparse(): SparseHist {
+    const out: SparseHist = [];
+    const c = this.counts;
+    for (let b = 0; b < BUCKETS; b++) {
+      // Counts may be fractional only if a caller weighted them so; the wire wants integers.
+      if (c[b] > 0) out.push([b, Math.round(c[b])]);
+    }
+    return out;
+  }
+
+  summary(): Summary {
+    return {
+      count: Math.round(this.count),
+      p50: this.quantile(0.5),
+      p90: this.quantile(0.9),
+      p99: this.quantile(0.99),
+      max: this.max,
+      hist: this.toSparse(),
+    };
+  }
+}
+
+function quantileOfDense(counts: ArrayLike<number>, total: number, max: number, q: number): number {
+  if (total <= 0) return 0;
+  // Nearest-rank on the bucket counts: the smallest bucket whose cumulative count reaches q·total.
+  const rank = Math.max(1, Math.ceil(q * total));
+  let seen = 0;
+  for (let b = 0; b < BUCKETS; b++) {
+    seen += counts[b];
+    if (seen >= rank) {
+      const v = bucketMidMs(b);
+      return b === 0 ? Math.min(v, max) : Math.min(v, max > 0 ? max : v);
+    }
+  }
+  return max;
+}
+
+/** Quantile of a sparse histogram (the hub's view), bounded by the known max. */
+export function quantileOfSparse(hist: SparseHist, max: number, q: number): number {
+  let total = 0;
+  for (const [, c] of hist) total += c;
+  if (total <= 0) return 0;
+  const rank = Math.max(1, Math.ceil(q * total));
+  let seen = 0;
+  for (const [b, c] of hist) {
+    seen += c;
+    if (seen >= rank) return Math.min(bucketMidMs(b), max > 0 ? max : Infinity);
+  }
+  return max;
+}
+
+/** Merge sparse histograms (across intervals or replicas) into one sparse histogram. */
+export function mergeSparse(hists: readonly SparseHist[]): SparseHist {
+  const dense = new Float64Array(BUCKETS);
+  for (const h of hists) for (const [b, c] of h) dense[b] += c;
+  const out: SparseHist = [];
+  for (let b = 0; b < BUCKETS; b++) if (dense[b] > 0) out.push([b, dense[b]]);
+  return out;
+}
+
+/** Merge whole summaries: counts add, the histogram merges, percentiles come from the merged histogram. */
+export function mergeSummaries(summaries: readonly Summary[]): Summary {
+  const hist = mergeSparse(summaries.map((s) => s.hist));
+  let count = 0;
+  let max = 0;
+  for (const s of summaries) {
+    count += s.count;
+    if (s.max > max) max = s.max;
+  }
+  return {
+    count,
+    p50: quantileOfSparse(hist, max, 0.5),
+    p90: quantileOfSparse(hist, max, 0.9),
+    p99: quantileOfSparse(hist, max, 0.99),
+    max,
+    hist,
+  };
+}
+
+export const EMPTY_SUMMARY: Readonly<Summary> = Object.freeze({ count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] });

@@ -1,0 +1,189 @@
+// The wire protocol v1 as TypeScript types (../shared/PROTOCOL.md is the contract).
+// The zod schemas in schemas.ts are checked against these, so the two cannot drift apart.
+import type { Summary } from "../histogram.js";
+
+export type { Summary, SparseHist } from "../histogram.js";
+
+export const PROTOCOL_VERSION = 1;
+
+export type QueueMode = "fifo" | "lifo" | "priority" | "adaptive";
+export type WireQueueMode = QueueMode | "unknown";
+export type Scope = "process" | "global";
+
+export interface HandshakeAuth {
+  protocol: number;
+  token?: string;
+}
+
+export interface Hello {
+  agentId: string;
+  service: string;
+  instance: string;
+  pid: number;
+  host: string;
+  runtime: string;
+  agentVersion: string;
+  startedAt: number;
+}
+
+export interface SemaphoreInfo {
+  id: string;
+  name: string;
+  kind: string;
+  cap: number;
+  queue: WireQueueMode;
+  maxWaiters: number | null;
+  acquireTimeoutMs: number | null;
+  leaseTimeoutMs: number | null;
+  leakThresholdMs: number | null;
+  scope: Scope;
+  budget?: number;
+}
+
+export interface Register {
+  semaphores: SemaphoreInfo[];
+}
+
+export interface Sample {
+  id: string;
+  cap: number;
+  inUse: number;
+  available: number;
+  waiters: number;
+  oldestWaitMs: number;
+  acquired: number;
+  released: number;
+  timeouts: number;
+  rejections: number;
+  aborts: number;
+  doubleReleases: number;
+  leaseExpiries: number;
+  waitMs: Summary;
+  holdMs: Summary;
+  longestHoldMs: number;
+}
+
+export interface SamplesBatch {
+  seq: number;
+  t: number;
+  intervalMs: number;
+  items: Sample[];
+  /** Batches lost (buffer overflow) since the last one sent. */
+  dropped?: number;
+}
+
+export type AgentEventType =
+  | "leak_suspected"
+  | "leak_resolved"
+  | "double_release"
+  | "invariant_violation"
+  | "lease_expired"
+  | "order_inversion";
+
+export interface AgentEvent {
+  t: number;
+  id: string;
+  type: AgentEventType;
+  holderId?: string;
+  heldMs?: number;
+  stack?: string;
+  detail?: Record<string, unknown>;
+}
+
+export interface EventsBatch {
+  items: AgentEvent[];
+}
+
+export type Ack<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
+export type AckFn<T extends object = object> = (ack: Ack<T>) => void;
+
+/** socket.io typed events, agent → hub (namespace /agent). Every event carries an ack. */
+export interface AgentToHubEvents {
+  hello: (payload: Hello, ack: AckFn<{ hubVersion: string; serverTime: number }>) => void;
+  register: (payload: Register, ack: AckFn) => void;
+  samples: (payload: SamplesBatch, ack: AckFn<{ seq: number }>) => void;
+  events: (payload: EventsBatch, ack: AckFn) => void;
+}
+
+/** hub → agent: nothing in v1's required core; optional additions are declared where they are built. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface HubToAgentEvents {}
+
+export type AlertRule =
+  | "leak"
+  | "convoy"
+  | "starvation"
+  | "timeouts"
+  | "double_release"
+  | "agent_down"
+  | "over_budget"
+  | "order_inversion";
+
+export type Severity = "warning" | "critical";
+
+export interface Alert {
+  id: string;
+  rule: AlertRule;
+  severity: Severity;
+  key: string;
+  service: string;
+  instance?: string;
+  semaphore?: string;
+  message: string;
+  raisedAt: number;
+  resolvedAt: number | null;
+  acknowledged: boolean;
+  evidence?: Record<string, unknown>;
+}
+
+export type SemaphoreStatus = "ok" | "saturated" | "convoy" | "leak";
+
+export interface AgentState {
+  agentId: string;
+  service: string;
+  instance: string;
+  connected: boolean;
+  lastSeen: number;
+}
+
+export interface SemaphoreState {
+  key: string;
+  agentId: string;
+  service: string;
+  instance: string;
+  id: string;
+  name: string;
+  kind: string;
+  cap: number;
+  inUse: number;
+  available: number;
+  waiters: number;
+  oldestWaitMs: number;
+  status: SemaphoreStatus;
+  last: Sample | null;
+}
+
+export interface HubState {
+  hub: { version: string; startedAt: number; rejected: number };
+  agents: AgentState[];
+  semaphores: SemaphoreState[];
+  alerts: Alert[];
+}
+
+export const DEFAULT_HUB_PORT = 7420;
+export const DEFAULT_HUB_URL = `http://127.0.0.1:${DEFAULT_HUB_PORT}`;
+export const AGENT_NAMESPACE = "/agent";
+export const UI_NAMESPACE = "/ui";
+
+/** Limits the hub enforces (PROTOCOL.md, "Transport"). */
+export const LIMITS = {
+  maxPacketBytes: 1024 * 1024,
+  maxString: 256,
+  maxStack: 16384,
+  maxSemaphoresPerAgent: 1000,
+  histBuckets: 256,
+} as const;
+
+export function semaphoreKey(service: string, instance: string, id: string): string {
+  return `${service}/${instance}/${id}`;
+}
