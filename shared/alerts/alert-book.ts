@@ -1,0 +1,175 @@
+// The alerts themselves: at most one active alert per (rule, key), a capped history of resolved
+// ones, and the list of changes made since the engine last drained it.
+import type { Alert, AlertRule, Severity } from "../protocol/types.js";
+import { deepFreeze } from "./format.js";
+import type { AlertChange, AlertTarget } from "./types.js";
+
+interface Entry {
+  alert: Alert;
+  /** Creation order: the tie-break when two alerts share a raisedAt, so ordering is stable. */
+  seq: number;
+}
+
+export interface RaiseInit {
+  readonly rule: AlertRule;
+  readonly severity: Severity;
+  readonly message: string;
+  readonly evidence?: Record<string, unknown>;
+}
+
+export interface AlertPatch {
+  readonly severity?: Severity;
+  readonly message?: string;
+  readonly evidence?: Record<string, unknown>;
+}
+
+export const DEFAULT_MAX_RESOLVED = 1000;
+
+function slot(rule: AlertRule, key: string): string {
+  return `${rule}\u0000${key}`;
+}
+
+function snapshot(a: Alert): Alert {
+  return { ...a };
+}
+
+function newestFirst(a: Entry, b: Entry): number {
+  return b.alert.raisedAt - a.alert.raisedAt || b.seq - a.seq;
+}
+
+export class AlertBook {
+  private readonly active = new Map<string, Entry>();
+  private readonly byId = new Map<string, Entry>();
+  /** Resolved alerts, oldest resolution first; trimmed to maxResolved. */
+  private resolved: Entry[] = [];
+  private seq = 0;
+  private pending: AlertChange[] = [];
+
+  constructor(private readonly maxResolved = DEFAULT_MAX_RESOLVED) {
+    if (!Number.isInteger(maxResolved) || maxResolved < 0) throw new RangeError(`maxResolved must be an integer ≥ 0, got ${maxResolved}`);
+  }
+
+  /** The active alert for (rule, key), if any. Read it; change it only through this book. */
+  get(rule: AlertRule, key: string): Readonly<Alert> | undefined {
+    return this.active.get(slot(rule, key))?.alert;
+  }
+
+  byIdGet(id: string): Readonly<Alert> | undefined {
+    return this.byId.get(id)?.alert;
+  }
+
+  /**
+   * Raise an alert at `at`. The id is `${rule}:${key}:${raisedAt}`, so a replay gets the same
+   * ids; should that id still be in the book (a new alert raised at the very time an old one
+   * was), a `#n` suffix keeps it unique, deterministically.
+   */
+  raise(target: AlertTarget, init: RaiseInit, at: number): Readonly<Alert> {
+    const s = slot(init.rule, target.key);
+    const existing = this.active.get(s);
+    if (existing !== undefined) return existing.alert;
+    let id = `${init.rule}:${target.key}:${at}`;
+    for (let n = 2; this.byId.has(id); n++) id = `${init.rule}:${target.key}:${at}#${n}`;
+    const alert: Alert = {
+      id,
+      rule: init.rule,
+      severity: init.severity,
+      key: target.key,
+      service: target.service,
+      ...(target.instance !== undefined ? { instance: target.instance } : {}),
+      ...(target.semaphore !== undefined ? { semaphore: target.semaphore } : {}),
+      message: init.message,
+      raisedAt: at,
+      resolvedAt: null,
+      acknowledged: false,
+      ...(init.evidence !== undefined ? { evidence: deepFreeze(init.evidence) } : {}),
+    };
+    const entry: Entry = { alert, seq: this.seq++ };
+    this.active.set(s, entry);
+    this.byId.set(id, entry);
+    this.pending.push({ kind: "raised", alert: snapshot(alert) });
+    return alert;
+  }
+
+  /** Change an active alert; emits "updated" only if something actually changed. */
+  update(rule: AlertRule, key: string, patch: AlertPatch): void {
+    const entry = this.active.get(slot(rule, key));
+    if (entry === undefined) return;
+    const a = entry.alert;
+    let changed = false;
+    if (patch.severity !== undefined && patch.severity !== a.severity) {
+      a.severity = patch.severity;
+      changed = true;
+    }
+    if (patch.message !== undefined && patch.message !== a.message) {
+      a.message = patch.message;
+      changed = true;
+    }
+    if (patch.evidence !== undefined) {
+      a.evidence = deepFreeze(patch.evidence);
+      changed = true;
+    }
+    if (changed) this.pending.push({ kind: "updated", alert: snapshot(a) });
+  }
+
+  /**
+   * Resolve the active alert for (rule, key) at `at` (never before it was raised: clocks of
+   * different origin may meet here). `note` is merged into its evidence, e.g. why it ended.
+   */
+  resolve(rule: AlertRule, key: string, at: number, note?: Record<string, unknown>): void {
+    const s = slot(rule, key);
+    const entry = this.active.get(s);
+    if (entry === undefined) return;
+    this.active.delete(s);
+    const a = entry.alert;
+    a.resolvedAt = at > a.raisedAt ? at : a.raisedAt;
+    if (note !== undefined) a.evidence = deepFreeze({ ...a.evidence, ...note });
+    this.resolved.push(entry);
+    if (this.resolved.length > this.maxResolved) {
+      const drop = this.resolved.length - this.maxResolved;
+      for (let i = 0; i < drop; i++) this.byId.delete(this.resolved[i].alert.id);
+      this.resolved = this.resolved.slice(drop);
+    }
+    this.pending.push({ kind: "resolved", alert: snapshot(a) });
+  }
+
+  /**
+   * Mark an alert acknowledged. With `resolveAt` and the alert active, it is resolved in the same
+   * step (one "resolved" change rather than "updated" then "resolved"). Returns false when the id
+   * is unknown or nothing changed.
+   */
+  acknowledge(id: string, resolveAt?: number): boolean {
+    const entry = this.byId.get(id);
+    if (entry === undefined) return false;
+    const a = entry.alert;
+    const resolving = resolveAt !== undefined && a.resolvedAt === null;
+    if (a.acknowledged && !resolving) return false;
+    a.acknowledged = true;
+    if (resolving) this.resolve(a.rule, a.key, resolveAt);
+    else this.pending.push({ kind: "updated", alert: snapshot(a) });
+    return true;
+  }
+
+  /** Active alerts, newest raisedAt first. */
+  listActive(): Alert[] {
+    return [...this.active.values()].sort(newestFirst).map((e) => snapshot(e.alert));
+  }
+
+  /** Active and retained resolved alerts, newest raisedAt first. */
+  listAll(): Alert[] {
+    return [...this.active.values(), ...this.resolved].sort(newestFirst).map((e) => snapshot(e.alert));
+  }
+
+  /** Active alerts whose key is `key` (any rule). */
+  activeFor(key: string): Readonly<Alert>[] {
+    const out: Alert[] = [];
+    for (const e of this.active.values()) if (e.alert.key === key) out.push(e.alert);
+    return out;
+  }
+
+  /** The changes since the last drain, in the order they were made; clears the list. */
+  drain(): AlertChange[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+}

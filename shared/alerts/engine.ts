@@ -1,0 +1,393 @@
+// The alert engine: a deterministic function of the calls made to it. Feed it what the hub
+// received, in the order it received it, each with the hub's receive time `now`; replaying a
+// recording of those calls raises exactly the same alerts, with the same ids and times.
+//
+// Clocks. Per-semaphore alerts are raised and resolved on sample time (a batch's `t`, an event's
+// `t`: the agent's clock), as PROTOCOL.md requires. agent_down uses the hub clock (`now`; a
+// silence found by tick is dated when it crossed the limit, `lastSeen + 3 × intervalMs`).
+// over_budget uses the hub clock too: it sums replicas whose agent clocks differ, and most of
+// what moves it (register, replicas going down and coming back) has no sample time at all, so
+// mixing clocks would date its resolution before its raise. Acknowledging an order_inversion
+// resolves it at the `now` given to acknowledge (a person's act on the hub).
+//
+// So a recording replays identically when it keeps every call's `now`, tick and disconnect
+// included, as well as the payloads.
+//
+// Payloads must already be valid (the hub parses each one with the zod schemas): the engine
+// checks nothing a schema checks. A message from an agent that never said hello is ignored.
+import type {
+  Alert,
+  AgentState,
+  EventsBatch,
+  Hello,
+  SamplesBatch,
+  SemaphoreInfo,
+  SemaphoreState,
+  SemaphoreStatus,
+} from "../protocol/types.js";
+import { semaphoreKey } from "../protocol/types.js";
+import { AlertBook, DEFAULT_MAX_RESOLVED } from "./alert-book.js";
+import { fleetEntry, type FleetEntry, type FleetMember } from "./fleet.js";
+import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
+import { evaluateOverBudget } from "./rules/over-budget-rule.js";
+import { implicitInfo, SemaphoreTracker } from "./semaphore-tracker.js";
+import { applyThresholds, DEFAULT_THRESHOLDS, type AlertThresholds, type ThresholdsPatch } from "./thresholds.js";
+import type { AlertChange } from "./types.js";
+
+export interface AlertEngineOptions {
+  /** Changes to DEFAULT_THRESHOLDS from the start. */
+  readonly thresholds?: ThresholdsPatch;
+  /** Resolved alerts kept for allAlerts(), oldest dropped first. Default 1000. */
+  readonly maxResolved?: number;
+}
+
+interface AgentRecord {
+  readonly agentId: string;
+  readonly service: string;
+  readonly instance: string;
+  connected: boolean;
+  live: boolean;
+  lastSeen: number;
+  intervalMs: number;
+  /** Latest batch `t`: the agent-clock time used when its semaphores go away. */
+  lastSampleT: number | null;
+  semaphores: Set<string>;
+}
+
+interface Group {
+  readonly service: string;
+  readonly name: string;
+  readonly keys: Set<string>;
+}
+
+export class AlertEngine {
+  private readonly book: AlertBook;
+  private th: AlertThresholds;
+  private readonly agentsById = new Map<string, AgentRecord>();
+  private readonly agentsByKey = new Map<string, Set<string>>();
+  private readonly sems = new Map<string, SemaphoreTracker>();
+  private readonly groups = new Map<string, Group>();
+
+  constructor(options: AlertEngineOptions = {}) {
+    this.book = new AlertBook(options.maxResolved ?? DEFAULT_MAX_RESOLVED);
+    this.th = applyThresholds(DEFAULT_THRESHOLDS, options.thresholds ?? {});
+  }
+
+  // ---- inputs: each returns the alert changes it caused, in order ----
+
+  /** An agent's `hello` (also on resume: a known agentId keeps its semaphores). */
+  hello(agentId: string, hello: Hello, now: number): AlertChange[] {
+    let a = this.agentsById.get(agentId);
+    if (a !== undefined && (a.service !== hello.service || a.instance !== hello.instance)) {
+      // Its semaphores' keys name the old identity: retire them; the next register re-adds them.
+      this.removeAgent(a, now, "agent identity changed");
+      a = undefined;
+    }
+    if (a === undefined) {
+      a = {
+        agentId,
+        service: hello.service,
+        instance: hello.instance,
+        connected: true,
+        live: true,
+        lastSeen: now,
+        intervalMs: this.th.agentDown.defaultIntervalMs,
+        lastSampleT: null,
+        semaphores: new Set(),
+      };
+      this.agentsById.set(agentId, a);
+      const key = agentKey(a.service, a.instance);
+      let ids = this.agentsByKey.get(key);
+      if (ids === undefined) this.agentsByKey.set(key, (ids = new Set()));
+      ids.add(agentId);
+      // A new process under a name that was down brings that name back.
+      this.evalDown(a, now, undefined);
+    } else {
+      this.heard(a, now);
+    }
+    return this.book.drain();
+  }
+
+  /** An agent's `register`: the full list, replacing the previous one. */
+  register(agentId: string, semaphores: readonly SemaphoreInfo[], now: number): AlertChange[] {
+    const a = this.agentsById.get(agentId);
+    if (a === undefined) return [];
+    this.heard(a, now);
+    const touched = new Set<string>();
+    const next = new Set<string>();
+    for (const info of semaphores) {
+      const key = semaphoreKey(a.service, a.instance, info.id);
+      next.add(key);
+      const sem = this.sems.get(key);
+      if (sem === undefined) {
+        const created = new SemaphoreTracker(agentId, a.service, a.instance, info, true, a.intervalMs);
+        this.sems.set(key, created);
+        this.joinGroup(created);
+        touched.add(created.groupKey);
+        continue;
+      }
+      this.adopt(a, sem);
+      touched.add(sem.groupKey);
+      this.leaveGroup(sem);
+      sem.setInfo(info);
+      this.joinGroup(sem);
+      touched.add(sem.groupKey);
+    }
+    for (const key of a.semaphores) {
+      if (next.has(key)) continue;
+      const sem = this.sems.get(key);
+      if (sem !== undefined) touched.add(this.retire(sem, a.lastSampleT ?? now, "unregistered"));
+    }
+    a.semaphores = next;
+    for (const g of touched) this.evalGroup(g, now);
+    return this.book.drain();
+  }
+
+  /** An agent's `samples` batch; `batch.t` is sample time, `now` the hub's receive time. */
+  samples(agentId: string, batch: SamplesBatch, now: number): AlertChange[] {
+    const a = this.agentsById.get(agentId);
+    if (a === undefined) return [];
+    this.heard(a, now);
+    if (batch.intervalMs > 0) a.intervalMs = batch.intervalMs;
+    a.lastSampleT = a.lastSampleT === null ? batch.t : Math.max(a.lastSampleT, batch.t);
+    for (const item of batch.items) {
+      const { sem, created } = this.trackerFor(a, item.id, item.cap);
+      const capBefore = sem.cap;
+      if (!sem.sample(item, batch.t, batch.intervalMs, this.book, this.th)) continue;
+      // Evaluated per item, so a batch split into several changes exactly the same way.
+      if (created || sem.cap !== capBefore) this.evalGroup(sem.groupKey, now);
+    }
+    return this.book.drain();
+  }
+
+  /** An agent's `events` batch; each event carries its own sample-time `t`. */
+  events(agentId: string, batch: EventsBatch, now: number): AlertChange[] {
+    const a = this.agentsById.get(agentId);
+    if (a === undefined) return [];
+    this.heard(a, now);
+    for (const ev of batch.items) {
+      const { sem, created } = this.trackerFor(a, ev.id, 0);
+      sem.event(ev, this.book);
+      if (created) this.evalGroup(sem.groupKey, now);
+    }
+    return this.book.drain();
+  }
+
+  /** Any other message from the agent, refused ones included: it proves the agent alive. */
+  touch(agentId: string, now: number): AlertChange[] {
+    const a = this.agentsById.get(agentId);
+    if (a !== undefined) this.heard(a, now);
+    return this.book.drain();
+  }
+
+  /** The agent's socket closed: agent_down at once (unless another agent holds its name). */
+  disconnect(agentId: string, now: number): AlertChange[] {
+    const a = this.agentsById.get(agentId);
+    if (a === undefined) return [];
+    a.connected = false;
+    if (a.live) this.goDown(a, now, "disconnected");
+    return this.book.drain();
+  }
+
+  /** Hub clock: finds connected agents silent for silentIntervals × intervalMs. Call it often. */
+  tick(now: number): AlertChange[] {
+    const k = this.th.agentDown.silentIntervals;
+    for (const a of this.agentsById.values()) {
+      // Not live covers disconnected too: a disconnect is already agent_down, not silence on top.
+      if (!a.live) continue;
+      const limit = k * a.intervalMs;
+      // Dated when the silence crossed the limit, not when a tick noticed: tick spacing changes nothing.
+      if (now - a.lastSeen >= limit) this.goDown(a, a.lastSeen + limit, "silent");
+    }
+    return this.book.drain();
+  }
+
+  /** Drop an agent and its semaphores for good (memory bound for churning fleets); resolves their alerts. */
+  forget(agentId: string, now: number): AlertChange[] {
+    const a = this.agentsById.get(agentId);
+    if (a !== undefined) this.removeAgent(a, now, "agent forgotten");
+    return this.book.drain();
+  }
+
+  /** Acknowledge an alert (active or resolved). An active order_inversion is resolved at `now`. */
+  acknowledge(alertId: string, now: number): AlertChange[] {
+    const alert = this.book.byIdGet(alertId);
+    if (alert === undefined) return [];
+    this.book.acknowledge(alertId, alert.rule === "order_inversion" ? now : undefined);
+    return this.book.drain();
+  }
+
+  /** Change thresholds (validated: TypeError/RangeError); they apply from the next input on. */
+  setThresholds(patch: ThresholdsPatch): AlertThresholds {
+    this.th = applyThresholds(this.th, patch);
+    return this.th;
+  }
+
+  // ---- reading it ----
+
+  get thresholds(): AlertThresholds {
+    return this.th;
+  }
+
+  /** Active alerts, newest raisedAt first. */
+  activeAlerts(): Alert[] {
+    return this.book.listActive();
+  }
+
+  /** Active alerts and the last maxResolved resolved ones, newest raisedAt first. */
+  allAlerts(): Alert[] {
+    return this.book.listAll();
+  }
+
+  alert(id: string): Alert | undefined {
+    const a = this.book.byIdGet(id);
+    return a === undefined ? undefined : { ...a };
+  }
+
+  /** Status of `<service>/<instance>/<id>`; undefined for a key never seen. */
+  status(key: string): SemaphoreStatus | undefined {
+    return this.sems.get(key)?.status(this.book);
+  }
+
+  /** Every known semaphore in first-seen order, shaped for /api/state. */
+  semaphores(): SemaphoreState[] {
+    return [...this.sems.values()].map((s) => s.state(this.book));
+  }
+
+  /** Every known agent in first-hello order, shaped for /api/state. */
+  agents(): AgentState[] {
+    return [...this.agentsById.values()].map((a) => ({
+      agentId: a.agentId,
+      service: a.service,
+      instance: a.instance,
+      connected: a.connected,
+      lastSeen: a.lastSeen,
+    }));
+  }
+
+  /** One entry per (service, name) with at least one live replica, sorted by key. */
+  fleet(): FleetEntry[] {
+    const out: FleetEntry[] = [];
+    for (const g of this.groups.values()) {
+      const members = this.liveMembers(g);
+      if (members.length > 0) out.push(fleetEntry(g.service, g.name, members));
+    }
+    return out.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  }
+
+  // ---- internals ----
+
+  private heard(a: AgentRecord, now: number): void {
+    a.connected = true;
+    if (now > a.lastSeen) a.lastSeen = now;
+    if (a.live) return;
+    a.live = true;
+    this.evalDown(a, now, undefined);
+    this.evalGroupsOf(a, now);
+  }
+
+  private goDown(a: AgentRecord, at: number, cause: DownCause): void {
+    a.live = false;
+    this.evalDown(a, at, cause);
+    this.evalGroupsOf(a, at);
+  }
+
+  private evalDown(a: AgentRecord, at: number, cause: DownCause | undefined): void {
+    const key = agentKey(a.service, a.instance);
+    const peers: AgentRecord[] = [];
+    for (const id of this.agentsByKey.get(key) ?? []) {
+      const p = this.agentsById.get(id);
+      if (p !== undefined) peers.push(p);
+    }
+    evaluateAgentDown(this.book, key, peers, at, a, cause, this.th.agentDown.silentIntervals);
+  }
+
+  private removeAgent(a: AgentRecord, now: number, resolution: string): void {
+    const touched = new Set<string>();
+    for (const key of a.semaphores) {
+      const sem = this.sems.get(key);
+      if (sem !== undefined && sem.agentId === a.agentId) touched.add(this.retire(sem, a.lastSampleT ?? now, resolution));
+    }
+    this.agentsById.delete(a.agentId);
+    const key = agentKey(a.service, a.instance);
+    const ids = this.agentsByKey.get(key);
+    ids?.delete(a.agentId);
+    if (ids !== undefined && ids.size === 0) this.agentsByKey.delete(key);
+    this.evalDown(a, now, undefined);
+    for (const g of touched) this.evalGroup(g, now);
+  }
+
+  /** Retire a semaphore; returns its group key for re-evaluation. */
+  private retire(sem: SemaphoreTracker, at: number, resolution: string): string {
+    sem.retire(this.book, at, resolution);
+    this.leaveGroup(sem);
+    this.sems.delete(sem.key);
+    this.agentsById.get(sem.agentId)?.semaphores.delete(sem.key);
+    return sem.groupKey;
+  }
+
+  /** The tracker for an id in an agent's samples or events, created if never registered. */
+  private trackerFor(a: AgentRecord, id: string, cap: number): { sem: SemaphoreTracker; created: boolean } {
+    const key = semaphoreKey(a.service, a.instance, id);
+    const sem = this.sems.get(key);
+    if (sem !== undefined) {
+      this.adopt(a, sem);
+      return { sem, created: false };
+    }
+    const created = new SemaphoreTracker(a.agentId, a.service, a.instance, implicitInfo(id, cap), false, a.intervalMs);
+    this.sems.set(key, created);
+    a.semaphores.add(key);
+    this.joinGroup(created);
+    return { sem: created, created: true };
+  }
+
+  /** A semaphore reported by another agent under the same name now belongs to the reporter. */
+  private adopt(a: AgentRecord, sem: SemaphoreTracker): void {
+    if (sem.agentId === a.agentId) return;
+    this.agentsById.get(sem.agentId)?.semaphores.delete(sem.key);
+    sem.agentId = a.agentId;
+    a.semaphores.add(sem.key);
+  }
+
+  private joinGroup(sem: SemaphoreTracker): void {
+    const gk = sem.groupKey;
+    let g = this.groups.get(gk);
+    if (g === undefined) this.groups.set(gk, (g = { service: sem.service, name: sem.info.name, keys: new Set() }));
+    g.keys.add(sem.key);
+  }
+
+  private leaveGroup(sem: SemaphoreTracker): void {
+    const gk = sem.groupKey;
+    const g = this.groups.get(gk);
+    if (g === undefined) return;
+    g.keys.delete(sem.key);
+    if (g.keys.size === 0) this.groups.delete(gk);
+  }
+
+  private liveMembers(g: Group): FleetMember[] {
+    const out: FleetMember[] = [];
+    for (const key of g.keys) {
+      const sem = this.sems.get(key);
+      if (sem !== undefined && this.agentsById.get(sem.agentId)?.live === true) out.push(sem.member());
+    }
+    return out;
+  }
+
+  private evalGroup(gk: string, at: number): void {
+    const g = this.groups.get(gk);
+    if (g === undefined) {
+      this.book.resolve("over_budget", gk, at, { resolution: "no members left" });
+      return;
+    }
+    evaluateOverBudget(this.book, g.service, g.name, this.liveMembers(g), at);
+  }
+
+  private evalGroupsOf(a: AgentRecord, at: number): void {
+    const seen = new Set<string>();
+    for (const key of a.semaphores) {
+      const sem = this.sems.get(key);
+      if (sem !== undefined) seen.add(sem.groupKey);
+    }
+    for (const g of seen) this.evalGroup(g, at);
+  }
+}

@@ -1,0 +1,89 @@
+// The fleet view: replicas of one service that share a semaphore name are one limiter as the
+// downstream sees it. The over_budget rule and fleet() both read fleetTotals, so the alert and
+// the view can never disagree about a sum.
+//
+// Scope "process": each replica has its own N, so the fleet admits the sum of the caps.
+// Scope "global" (a distributed semaphore): every replica reports the same global cap, so the cap
+// is the largest one reported, never the sum; `inUse` is still summed, each replica reporting
+// the permits its own callers hold. A group is global as soon as one live member says so (a
+// rolling config change is the only way they differ, and summing a global cap would overstate
+// the fleet by the replica count).
+import { EMPTY_SUMMARY, mergeSummaries, type Summary } from "../histogram.js";
+import type { Scope } from "../protocol/types.js";
+
+/** One live replica's semaphore, as the fleet sees it. */
+export interface FleetMember {
+  readonly instance: string;
+  readonly scope: Scope;
+  /** Current cap: the latest sample's, else the registered one. */
+  readonly cap: number;
+  readonly budget: number | undefined;
+  readonly inUse: number;
+  readonly waiters: number;
+  /** The latest interval's summaries, null before the first sample. */
+  readonly waitMs: Summary | null;
+  readonly holdMs: Summary | null;
+}
+
+export interface FleetTotals {
+  readonly scope: Scope;
+  /** Live members counted. */
+  readonly instances: number;
+  readonly cap: number;
+  /**
+   * The smallest budget any live member declares (replicas mid-deploy may disagree; the
+   * tighter one is the one the downstream was promised), null if none declares one.
+   */
+  readonly budget: number | null;
+  readonly overBudget: boolean;
+}
+
+export interface FleetEntry extends FleetTotals {
+  /** `<service>/<name>`, the over_budget alert's key. */
+  readonly key: string;
+  readonly service: string;
+  readonly name: string;
+  readonly inUse: number;
+  readonly waiters: number;
+  /** Merged from every live member's latest interval: a real fleet percentile. */
+  readonly waitMs: Summary;
+  readonly holdMs: Summary;
+}
+
+export function fleetKey(service: string, name: string): string {
+  return `${service}/${name}`;
+}
+
+export function fleetTotals(members: readonly FleetMember[]): FleetTotals {
+  const scope: Scope = members.some((m) => m.scope === "global") ? "global" : "process";
+  let cap = 0;
+  let budget: number | null = null;
+  for (const m of members) {
+    cap = scope === "global" ? Math.max(cap, m.cap) : cap + m.cap;
+    if (m.budget !== undefined && (budget === null || m.budget < budget)) budget = m.budget;
+  }
+  return { scope, instances: members.length, cap, budget, overBudget: budget !== null && cap > budget };
+}
+
+export function fleetEntry(service: string, name: string, members: readonly FleetMember[]): FleetEntry {
+  let inUse = 0;
+  let waiters = 0;
+  const waits: Summary[] = [];
+  const holds: Summary[] = [];
+  for (const m of members) {
+    inUse += m.inUse;
+    waiters += m.waiters;
+    if (m.waitMs !== null) waits.push(m.waitMs);
+    if (m.holdMs !== null) holds.push(m.holdMs);
+  }
+  return {
+    key: fleetKey(service, name),
+    service,
+    name,
+    ...fleetTotals(members),
+    inUse,
+    waiters,
+    waitMs: waits.length > 0 ? mergeSummaries(waits) : { ...EMPTY_SUMMARY, hist: [] },
+    holdMs: holds.length > 0 ? mergeSummaries(holds) : { ...EMPTY_SUMMARY, hist: [] },
+  };
+}

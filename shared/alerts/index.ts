@@ -1,0 +1,19 @@
+// The alert engine's public face: pure rules over samples and events (PROTOCOL.md, "Alert rules").
+export { AlertEngine, type AlertEngineOptions } from "./engine.js";
+export type { AlertChange, AlertChangeKind, AlertTarget } from "./types.js";
+export {
+  DEFAULT_THRESHOLDS,
+  applyThresholds,
+  type AlertThresholds,
+  type ThresholdsPatch,
+  type WindowThresholds,
+  type ConvoyThresholds,
+  type StarvationThresholds,
+  type TimeoutsThresholds,
+  type DoubleReleaseThresholds,
+  type AgentDownThresholds,
+} from "./thresholds.js";
+export { fleetEntry, fleetKey, fleetTotals, type FleetEntry, type FleetMember, type FleetTotals } from "./fleet.js";
+export { agentKey } from "./rules/agent-down-rule.js";
+export { leakCheckHolds } from "./rules/leak-rule.js";
+export { DEFAULT_MAX_RESOLVED } from "./alert-book.js";

@@ -1,0 +1,46 @@
+// Rule `starvation`: a waiter has waited `oldestWaitMs ≥ max(5000, 10 × holdMs.p99)`: far longer
+// than the work itself takes, so it is being passed over (LIFO or barging), not merely queued.
+// Raised on the first sample that shows it; resolved after the condition is false for 5 s.
+import type { Sample } from "../../protocol/types.js";
+import type { AlertBook } from "../alert-book.js";
+import { fmtMs } from "../format.js";
+import type { StarvationThresholds } from "../thresholds.js";
+import type { SampleTime, SemaphoreContext } from "../types.js";
+import { Run } from "../window.js";
+
+export function starvationThresholdMs(s: Sample, th: StarvationThresholds): number {
+  return Math.max(th.minWaitMs, th.holdP99Multiple * s.holdMs.p99);
+}
+
+export class StarvationRule {
+  private readonly clear = new Run();
+
+  onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: StarvationThresholds): void {
+    const threshold = starvationThresholdMs(s, th);
+    // With no waiter nobody starves, whatever a user lowers the thresholds to.
+    const starving = s.waiters > 0 && s.oldestWaitMs >= threshold;
+    const cleared = this.clear.feed(at.t, at.intervalMs, !starving, at.maxGapMs);
+    const active = book.get("starvation", sem.target.key) !== undefined;
+    if (!active && starving) {
+      const queue = sem.info.queue;
+      let message = `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} (threshold ${fmtMs(threshold)}, hold p99 ${fmtMs(s.holdMs.p99)})`;
+      if (queue === "lifo") message += "; the queue is LIFO, which passes old waiters over";
+      book.raise(
+        sem.target,
+        {
+          rule: "starvation",
+          severity: "warning",
+          message,
+          evidence: { oldestWaitMs: s.oldestWaitMs, thresholdMs: threshold, holdP99Ms: s.holdMs.p99, waiters: s.waiters, inUse: s.inUse, cap: s.cap, queue },
+        },
+        at.t,
+      );
+    } else if (active && cleared >= th.clearMs) {
+      book.resolve("starvation", sem.target.key, at.t);
+    }
+  }
+
+  reset(): void {
+    this.clear.reset();
+  }
+}

@@ -1,0 +1,77 @@
+// Rule `timeouts`: `(timeouts + rejections) / (acquired + timeouts + rejections) ≥ 5 %` over the
+// trailing 10 s of samples, with ≥ 20 attempts in it (fewer is too little traffic to judge).
+// Resolved once that windowed condition has been false for 10 s of consecutive samples, so a
+// burst resolves about 10 s after it has left the window, not the moment it does.
+import type { Sample } from "../../protocol/types.js";
+import type { AlertBook } from "../alert-book.js";
+import { fmtMs, fmtPct } from "../format.js";
+import type { TimeoutsThresholds } from "../thresholds.js";
+import type { SampleTime, SemaphoreContext } from "../types.js";
+import { Run, TrailingWindow } from "../window.js";
+
+interface Counts {
+  readonly acquired: number;
+  readonly timeouts: number;
+  readonly rejections: number;
+}
+
+export interface TimeoutsTotals extends Counts {
+  readonly attempts: number;
+  readonly failed: number;
+  readonly ratio: number;
+}
+
+export function timeoutsTotals(items: readonly { readonly value: Counts }[]): TimeoutsTotals {
+  let acquired = 0;
+  let timeouts = 0;
+  let rejections = 0;
+  for (const { value } of items) {
+    acquired += value.acquired;
+    timeouts += value.timeouts;
+    rejections += value.rejections;
+  }
+  const failed = timeouts + rejections;
+  const attempts = acquired + failed;
+  return { acquired, timeouts, rejections, attempts, failed, ratio: attempts > 0 ? failed / attempts : 0 };
+}
+
+export class TimeoutsRule {
+  private readonly window = new TrailingWindow<Counts>();
+  private readonly clear = new Run();
+
+  onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: TimeoutsThresholds): void {
+    this.window.push(at.t, at.intervalMs, { acquired: s.acquired, timeouts: s.timeouts, rejections: s.rejections }, at.maxGapMs, th.windowMs);
+    const tot = timeoutsTotals(this.window.items());
+    const failing = tot.attempts >= th.minAttempts && tot.ratio >= th.ratio;
+    const cleared = this.clear.feed(at.t, at.intervalMs, !failing, at.maxGapMs);
+    const active = book.get("timeouts", sem.target.key) !== undefined;
+    if (!active && failing) {
+      book.raise(
+        sem.target,
+        {
+          rule: "timeouts",
+          severity: "warning",
+          message:
+            `${sem.label}: ${fmtPct(tot.ratio)} of acquire attempts timed out or were rejected over the last ` +
+            `${fmtMs(this.window.covered)} (${tot.failed} of ${tot.attempts}: ${tot.timeouts} timeouts, ${tot.rejections} rejections)`,
+          evidence: {
+            window: { from: this.window.since, to: at.t, coveredMs: this.window.covered, samples: this.window.size },
+            ...tot,
+            thresholdRatio: th.ratio,
+            minAttempts: th.minAttempts,
+            acquireTimeoutMs: sem.info.acquireTimeoutMs,
+            maxWaiters: sem.info.maxWaiters,
+          },
+        },
+        at.t,
+      );
+    } else if (active && cleared >= th.clearMs) {
+      book.resolve("timeouts", sem.target.key, at.t);
+    }
+  }
+
+  reset(): void {
+    this.window.clear();
+    this.clear.reset();
+  }
+}

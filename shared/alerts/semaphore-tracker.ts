@@ -1,0 +1,181 @@
+// Everything the engine keeps for one semaphore `<service>/<instance>/<id>`: its registration,
+// its last sample, and one state object per per-semaphore rule, each O(window) in size.
+import type { AgentEvent, AlertRule, Sample, SemaphoreInfo, SemaphoreState, SemaphoreStatus } from "../protocol/types.js";
+import { semaphoreKey } from "../protocol/types.js";
+import type { AlertBook } from "./alert-book.js";
+import { fleetKey, type FleetMember } from "./fleet.js";
+import { semaphoreLabel } from "./format.js";
+import { ConvoyRule } from "./rules/convoy-rule.js";
+import { DoubleReleaseRule } from "./rules/double-release-rule.js";
+import { LeakRule } from "./rules/leak-rule.js";
+import { OrderInversionRule } from "./rules/order-inversion-rule.js";
+import { StarvationRule } from "./rules/starvation-rule.js";
+import { TimeoutsRule } from "./rules/timeouts-rule.js";
+import type { AlertThresholds } from "./thresholds.js";
+import type { AlertTarget, SampleTime, SemaphoreContext } from "./types.js";
+
+/** Rules keyed `<service>/<instance>/<id>`, in the order the engine applies them to a sample. */
+export const SEMAPHORE_RULES: readonly AlertRule[] = ["leak", "double_release", "convoy", "starvation", "timeouts", "order_inversion"];
+
+/** What an id seen in samples or events but never registered is taken to be. */
+export function implicitInfo(id: string, cap: number): SemaphoreInfo {
+  return {
+    id,
+    name: id,
+    kind: "unknown",
+    cap,
+    queue: "unknown",
+    maxWaiters: null,
+    acquireTimeoutMs: null,
+    leaseTimeoutMs: null,
+    leakThresholdMs: null,
+    scope: "process",
+  };
+}
+
+export class SemaphoreTracker implements SemaphoreContext {
+  readonly key: string;
+  readonly target: AlertTarget;
+  /** The agent that registered (or last reported) it. */
+  agentId: string;
+  info: SemaphoreInfo;
+  /** False for an id only ever seen in samples or events. */
+  registered: boolean;
+  /** The latest sample's cap (a cap can change at run time), else the registered one. */
+  cap: number;
+  last: Sample | null = null;
+  lastT = -Infinity;
+  intervalMs: number;
+
+  private readonly leak = new LeakRule();
+  private readonly doubleRelease = new DoubleReleaseRule();
+  private readonly convoy = new ConvoyRule();
+  private readonly starvation = new StarvationRule();
+  private readonly timeouts = new TimeoutsRule();
+  private readonly orderInversion = new OrderInversionRule();
+
+  constructor(
+    agentId: string,
+    readonly service: string,
+    readonly instance: string,
+    info: SemaphoreInfo,
+    registered: boolean,
+    intervalMs: number,
+  ) {
+    this.key = semaphoreKey(service, instance, info.id);
+    this.target = { key: this.key, service, instance, semaphore: info.id };
+    this.agentId = agentId;
+    this.info = info;
+    this.registered = registered;
+    this.cap = info.cap;
+    this.intervalMs = intervalMs;
+  }
+
+  get label(): string {
+    return semaphoreLabel(this.info.name, this.service, this.instance);
+  }
+
+  /** `<service>/<name>`: the fleet group it belongs to. */
+  get groupKey(): string {
+    return fleetKey(this.service, this.info.name);
+  }
+
+  setInfo(info: SemaphoreInfo): void {
+    this.info = info;
+    this.registered = true;
+    this.cap = info.cap;
+  }
+
+  /**
+   * Apply one sample taken at batch time `t`. A sample not newer than the last one applied (a
+   * re-sent or reordered batch) is ignored, so windows only ever move forward; returns whether
+   * it was applied.
+   */
+  sample(s: Sample, t: number, intervalMs: number, book: AlertBook, th: AlertThresholds): boolean {
+    if (!(t > this.lastT)) return false;
+    const at: SampleTime = { t, intervalMs, maxGapMs: th.window.maxGapIntervals * intervalMs };
+    this.leak.onSample(this, s, t, book);
+    this.doubleRelease.onSample(this, s, t, book, th.doubleRelease);
+    this.convoy.onSample(this, s, at, book, th.convoy);
+    this.starvation.onSample(this, s, at, book, th.starvation);
+    this.timeouts.onSample(this, s, at, book, th.timeouts);
+    this.last = s;
+    this.lastT = t;
+    this.cap = s.cap;
+    this.intervalMs = intervalMs;
+    return true;
+  }
+
+  event(ev: AgentEvent, book: AlertBook): void {
+    switch (ev.type) {
+      case "leak_suspected":
+      case "leak_resolved":
+      case "invariant_violation":
+        this.leak.onEvent(this, ev, this.intervalMs, book);
+        return;
+      case "double_release":
+        this.doubleRelease.onEvent(this, ev, this.cap, book);
+        return;
+      case "order_inversion":
+        this.orderInversion.onEvent(this, ev, book);
+        return;
+      case "lease_expired":
+        // Not an alert: the lease did its job. A leak it ends arrives as leak_resolved.
+        return;
+    }
+  }
+
+  /** leak > convoy > saturated > ok (PROTOCOL.md /api/state). */
+  status(book: AlertBook): SemaphoreStatus {
+    if (book.get("leak", this.key) !== undefined) return "leak";
+    if (book.get("convoy", this.key) !== undefined) return "convoy";
+    const s = this.last;
+    if (s !== null && (s.inUse >= s.cap || s.waiters > 0)) return "saturated";
+    return "ok";
+  }
+
+  /** Resolve every per-semaphore alert it has (it is gone) and forget the rules' state. */
+  retire(book: AlertBook, at: number, resolution: string): void {
+    for (const rule of SEMAPHORE_RULES) book.resolve(rule, this.key, at, { resolution });
+    this.leak.reset();
+    this.doubleRelease.reset();
+    this.convoy.reset();
+    this.starvation.reset();
+    this.timeouts.reset();
+    this.orderInversion.reset();
+  }
+
+  member(): FleetMember {
+    const s = this.last;
+    return {
+      instance: this.instance,
+      scope: this.info.scope,
+      cap: this.cap,
+      budget: this.info.budget,
+      inUse: s?.inUse ?? 0,
+      waiters: s?.waiters ?? 0,
+      waitMs: s?.waitMs ?? null,
+      holdMs: s?.holdMs ?? null,
+    };
+  }
+
+  state(book: AlertBook): SemaphoreState {
+    const s = this.last;
+    return {
+      key: this.key,
+      agentId: this.agentId,
+      service: this.service,
+      instance: this.instance,
+      id: this.info.id,
+      name: this.info.name,
+      kind: this.info.kind,
+      cap: this.cap,
+      inUse: s?.inUse ?? 0,
+      available: s?.available ?? this.cap,
+      waiters: s?.waiters ?? 0,
+      oldestWaitMs: s?.oldestWaitMs ?? 0,
+      status: this.status(book),
+      last: s,
+    };
+  }
+}

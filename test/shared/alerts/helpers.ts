@@ -1,0 +1,158 @@
+// Scripted agents for the alert engine tests: build samples and events the way an agent would,
+// with sample time and hub time under the test's control.
+import { DenseHist, EMPTY_SUMMARY, type Summary } from "../../../shared/histogram.js";
+import type { AgentEvent, Sample, SemaphoreInfo } from "../../../shared/protocol/types.js";
+import { AlertEngine, type AlertChange } from "../../../shared/alerts/index.js";
+
+/** A real wire summary of these durations (ms), built with the agent's own histogram. */
+export function summaryOf(...ms: number[]): Summary {
+  const h = new DenseHist();
+  for (const v of ms) h.record(v);
+  return h.summary();
+}
+
+/** `n` copies of `ms`. */
+export function many(n: number, ms: number): number[] {
+  return Array.from({ length: n }, () => ms);
+}
+
+export function info(id: string, over: Partial<SemaphoreInfo> = {}): SemaphoreInfo {
+  return {
+    id,
+    name: id,
+    kind: "semaphore",
+    cap: 10,
+    queue: "fifo",
+    maxWaiters: null,
+    acquireTimeoutMs: null,
+    leaseTimeoutMs: null,
+    leakThresholdMs: null,
+    scope: "process",
+    ...over,
+  };
+}
+
+/** A healthy sample; `available` follows `cap − inUse` unless given. */
+export function sample(id: string, over: Partial<Sample> = {}): Sample {
+  const cap = over.cap ?? 10;
+  const inUse = over.inUse ?? 0;
+  return {
+    id,
+    cap,
+    inUse,
+    available: cap - inUse,
+    waiters: 0,
+    oldestWaitMs: 0,
+    acquired: 0,
+    released: 0,
+    timeouts: 0,
+    rejections: 0,
+    aborts: 0,
+    doubleReleases: 0,
+    leaseExpiries: 0,
+    waitMs: { ...EMPTY_SUMMARY, hist: [] },
+    holdMs: { ...EMPTY_SUMMARY, hist: [] },
+    longestHoldMs: 0,
+    ...over,
+  };
+}
+
+/** A sample of a convoy: full, queued, waits of 400 ms behind holds of 50 ms. */
+export function convoySample(id: string, over: Partial<Sample> = {}): Sample {
+  return sample(id, {
+    inUse: 10,
+    waiters: 5,
+    oldestWaitMs: 450,
+    acquired: 20,
+    released: 20,
+    waitMs: summaryOf(...many(20, 400)),
+    holdMs: summaryOf(...many(20, 50)),
+    ...over,
+  });
+}
+
+export const T0 = 1_700_000_000_000;
+
+/**
+ * One scripted agent. Sample time starts at T0; the hub clock (`now`) runs `skewMs` ahead of it,
+ * so a test can tell which clock an alert time came from.
+ */
+export class ScriptedAgent {
+  t = T0;
+  seq = 0;
+  readonly log: AlertChange[] = [];
+
+  constructor(
+    readonly engine: AlertEngine,
+    readonly agentId: string,
+    readonly service = "checkout",
+    readonly instance = "web-1",
+    public intervalMs = 1000,
+    readonly skewMs = 0,
+  ) {}
+
+  get now(): number {
+    return this.t + this.skewMs;
+  }
+
+  key(id: string): string {
+    return `${this.service}/${this.instance}/${id}`;
+  }
+
+  private keep(changes: AlertChange[]): AlertChange[] {
+    this.log.push(...changes);
+    return changes;
+  }
+
+  hello(now = this.now): AlertChange[] {
+    return this.keep(
+      this.engine.hello(
+        this.agentId,
+        { agentId: this.agentId, service: this.service, instance: this.instance, pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: T0 },
+        now,
+      ),
+    );
+  }
+
+  register(infos: SemaphoreInfo[], now = this.now): AlertChange[] {
+    return this.keep(this.engine.register(this.agentId, infos, now));
+  }
+
+  /** Advance sample time by `advanceMs` (default one interval) and send one batch. */
+  send(items: Sample[], advanceMs = this.intervalMs): AlertChange[] {
+    this.t += advanceMs;
+    return this.keep(this.engine.samples(this.agentId, { seq: this.seq++, t: this.t, intervalMs: this.intervalMs, items }, this.now));
+  }
+
+  /** Send `n` batches, one interval apart, built by `make(i)`; returns every change. */
+  sendMany(n: number, make: (i: number) => Sample[]): AlertChange[] {
+    const out: AlertChange[] = [];
+    for (let i = 0; i < n; i++) out.push(...this.send(make(i)));
+    return out;
+  }
+
+  /** Send events stamped at the current sample time plus `offsetMs` each. */
+  events(items: Omit<AgentEvent, "t">[], offsetMs = 0): AlertChange[] {
+    return this.keep(this.engine.events(this.agentId, { items: items.map((e) => ({ t: this.t + offsetMs, ...e })) }, this.now + offsetMs));
+  }
+}
+
+export function setup(opts: { intervalMs?: number; infos?: SemaphoreInfo[]; service?: string; instance?: string; skewMs?: number } = {}): {
+  engine: AlertEngine;
+  agent: ScriptedAgent;
+} {
+  const engine = new AlertEngine();
+  const agent = new ScriptedAgent(engine, "agent-1", opts.service, opts.instance, opts.intervalMs, opts.skewMs);
+  agent.hello();
+  agent.register(opts.infos ?? [info("db")]);
+  return { engine, agent };
+}
+
+/** The changes of one rule. */
+export function ofRule(changes: readonly AlertChange[], rule: string): AlertChange[] {
+  return changes.filter((c) => c.alert.rule === rule);
+}
+
+export function kinds(changes: readonly AlertChange[]): string[] {
+  return changes.map((c) => `${c.kind}:${c.alert.rule}`);
+}
