@@ -1,0 +1,157 @@
+// What a chart gets out of the history: one Float64Array per series over a time range, all the
+// same length and aligned on `t`, plus the uPlot export that turns gaps into nulls.
+
+import type { Sample } from "../protocol/types.js";
+import type { HistAccumulator } from "./hist-accumulator.js";
+
+export type Tier = "1s" | "1m";
+export type HistKind = "wait" | "hold";
+
+export const MINUTE_MS = 60_000;
+
+/** Sample gauges, stored per 1s point; the 1m tier keeps a mean, a max, a min or the last of each. */
+export const GAUGES = ["cap", "inUse", "available", "waiters", "oldestWaitMs", "longestHoldMs"] as const;
+/** Sample counters: counts within the interval; the 1m tier keeps their sums. */
+export const COUNTERS = [
+  "acquired",
+  "released",
+  "timeouts",
+  "rejections",
+  "aborts",
+  "doubleReleases",
+  "leaseExpiries",
+] as const satisfies readonly (keyof Sample)[];
+export type Counter = (typeof COUNTERS)[number];
+
+/**
+ * A time range of one tier (or of a fleet), column by column: fresh arrays owned by the caller,
+ * never views of the ring (a ring overwrites in place, and the values are computed anyway: rates,
+ * percentiles). Hand `t` and any columns to uPlot's `setData` with `ms: 1` in its options (t is
+ * epoch ms), or go through `toUplotData` to show gaps.
+ *
+ * In the 1s tier each point is one sample, so `inUse` and `inUseMax` hold the same values (as do
+ * `waiters` and `waitersMax`). In the 1m tier each point is one minute of sample time, at the
+ * minute's start; the comments say which roll-up each column holds.
+ */
+export interface ColumnarWindow {
+  readonly tier: Tier;
+  readonly length: number;
+  /** The last point is the still-open minute (1m tier only): provisional until the minute closes. */
+  readonly partialLast: boolean;
+  /** Epoch ms, ascending: the sample's t (1s), the minute's start (1m). */
+  readonly t: Float64Array;
+  /** Time one point stands for: the sample's interval (1s), 60 000 (1m). Gaps are judged against it. */
+  readonly intervalMs: Float64Array;
+  /** 1m: the last sample's. */
+  readonly cap: Float64Array;
+  /** 1m: time-weighted mean. */
+  readonly inUse: Float64Array;
+  readonly inUseMax: Float64Array;
+  /** 1m: the minimum (the tightest moment). */
+  readonly available: Float64Array;
+  /** 1m: time-weighted mean. */
+  readonly waiters: Float64Array;
+  readonly waitersMax: Float64Array;
+  /** 1m: max. */
+  readonly oldestWaitMs: Float64Array;
+  /** 1m: max. */
+  readonly longestHoldMs: Float64Array;
+  /** Per second: count / (intervalMs / 1000); 1m: minute sum / seconds covered by its samples. */
+  readonly acquiredPerSec: Float64Array;
+  readonly releasedPerSec: Float64Array;
+  readonly timeoutsPerSec: Float64Array;
+  readonly rejectionsPerSec: Float64Array;
+  readonly abortsPerSec: Float64Array;
+  readonly doubleReleasesPerSec: Float64Array;
+  readonly leaseExpiriesPerSec: Float64Array;
+  /** Grants in the point. Percentiles: the agent's own (1s); from the minute's merged histogram (1m). */
+  readonly waitCount: Float64Array;
+  readonly waitP50: Float64Array;
+  readonly waitP90: Float64Array;
+  readonly waitP99: Float64Array;
+  readonly waitMax: Float64Array;
+  /** Releases in the point; percentiles as for wait. */
+  readonly holdCount: Float64Array;
+  readonly holdP50: Float64Array;
+  readonly holdP90: Float64Array;
+  readonly holdP99: Float64Array;
+  readonly holdMax: Float64Array;
+}
+
+/** Names of the Float64Array columns of a window type. */
+export type NumericColumn<W> = { [K in keyof W]-?: W[K] extends Float64Array ? K : never }[keyof W];
+export type WindowColumn = NumericColumn<ColumnarWindow>;
+
+export const WINDOW_COLUMNS = [
+  "t", "intervalMs", "cap", "inUse", "inUseMax", "available", "waiters", "waitersMax",
+  "oldestWaitMs", "longestHoldMs", "acquiredPerSec", "releasedPerSec", "timeoutsPerSec",
+  "rejectionsPerSec", "abortsPerSec", "doubleReleasesPerSec", "leaseExpiriesPerSec",
+  "waitCount", "waitP50", "waitP90", "waitP99", "waitMax",
+  "holdCount", "holdP50", "holdP90", "holdP99", "holdMax",
+] as const satisfies readonly WindowColumn[];
+// Compile-time check that the list names every column of the interface.
+const _allColumnsListed: [Exclude<WindowColumn, (typeof WINDOW_COLUMNS)[number]>] extends [never] ? true : false = true;
+
+export const RATE_COLUMN = {
+  acquired: "acquiredPerSec",
+  released: "releasedPerSec",
+  timeouts: "timeoutsPerSec",
+  rejections: "rejectionsPerSec",
+  aborts: "abortsPerSec",
+  doubleReleases: "doubleReleasesPerSec",
+  leaseExpiries: "leaseExpiriesPerSec",
+} as const satisfies Record<Counter, WindowColumn>;
+
+export type MutableWindow<W> = { -readonly [K in keyof W]: W[K] };
+
+export function createWindow(tier: Tier, length: number, partialLast: boolean): MutableWindow<ColumnarWindow> {
+  const w: Record<string, unknown> = { tier, length, partialLast };
+  for (const name of WINDOW_COLUMNS) w[name] = new Float64Array(length);
+  return w as unknown as MutableWindow<ColumnarWindow>;
+}
+
+/** Read access to one tier of one semaphore: what windows, summaries and fleet merges are built from. */
+export interface TierReader {
+  readonly tier: Tier;
+  /** Logical rows [lo, hi) whose t lies in [fromT, toT] (both inclusive), oldest first. */
+  range(fromT: number, toT: number): readonly [lo: number, hi: number];
+  /** Writes logical row i into row j of a window. */
+  writeRow(i: number, win: MutableWindow<ColumnarWindow>, j: number): void;
+  /** Adds row i's histogram of `kind` (with its count and max) into `acc`. */
+  addHist(i: number, kind: HistKind, acc: HistAccumulator): void;
+  /** Row i is the still-open minute. */
+  isProvisional(i: number): boolean;
+}
+
+export function readWindow(reader: TierReader, fromT: number, toT: number): ColumnarWindow {
+  const [lo, hi] = fromT <= toT ? reader.range(fromT, toT) : [0, 0];
+  const n = hi - lo;
+  const win = createWindow(reader.tier, n, n > 0 && reader.isProvisional(hi - 1));
+  for (let j = 0; j < n; j++) reader.writeRow(lo + j, win, j);
+  return win;
+}
+
+/** uPlot's AlignedData with gaps: x values, then one array per series. */
+export type UplotData = [xs: number[], ...ys: (number | null)[][]];
+
+/**
+ * The window as uPlot data, with a null row wherever two consecutive points are more than
+ * 2 × intervalMs apart (the later point's interval), so uPlot breaks the line there instead of
+ * drawing across missing data. The null row sits halfway between the two points.
+ */
+export function toUplotData<W extends ColumnarWindow>(win: W, series: readonly NumericColumn<W>[]): UplotData {
+  const t = win.t;
+  const iv = win.intervalMs;
+  const cols = series.map((name) => win[name] as unknown as Float64Array);
+  const xs: number[] = [];
+  const ys: (number | null)[][] = cols.map(() => []);
+  for (let i = 0; i < win.length; i++) {
+    if (i > 0 && t[i] - t[i - 1] > 2 * iv[i]) {
+      xs.push((t[i - 1] + t[i]) / 2);
+      for (const y of ys) y.push(null);
+    }
+    xs.push(t[i]);
+    for (let k = 0; k < cols.length; k++) ys[k].push(cols[k][i]);
+  }
+  return [xs, ...ys];
+}

@@ -1,0 +1,24 @@
+// The history store's public surface: what the hub and the renderer import.
+export {
+  MINUTE_MS,
+  WINDOW_COLUMNS,
+  toUplotData,
+  type ColumnarWindow,
+  type HistKind,
+  type NumericColumn,
+  type Tier,
+  type TierReader,
+  type UplotData,
+  type WindowColumn,
+} from "./columnar-window.js";
+export { HistAccumulator } from "./hist-accumulator.js";
+export { fleetSummary, fleetWindow, type FleetWindow } from "./fleet-window.js";
+export {
+  HISTORY_DEFAULTS,
+  HISTORY_FULL_BYTES,
+  historyFullBytes,
+  pickTier,
+  type SemaphoreHistoryOptions,
+} from "./history-options.js";
+export { DEFAULT_MAX_SEMAPHORES, HistoryStore, type HistoryStoreOptions } from "./history-store.js";
+export { SemaphoreHistory } from "./semaphore-history.js";

@@ -1,0 +1,106 @@
+// The history of one semaphore: a 1s tier (the last 15 minutes, one row per sample) and a 1m tier
+// (the last 24 hours, one row per minute rolled up from the same samples). Pure: the hub feeds it
+// samples with their sample time, the renderer may hold its own copy; no clock is read.
+//
+// Late and duplicate samples: a sample whose t is not after the last accepted t is ignored by both
+// tiers and counted (`ignored`). The hub already drops re-sent batches by (agentId, seq), and an
+// agent sends its buffer oldest first, so what still arrives out of order comes from a clock step;
+// merging it into the open minute could count a re-send twice, and would make the 1m tier disagree
+// with the 1s points it is supposed to sum. A clock stepping backwards therefore pauses the series
+// until sample time passes the last accepted t.
+
+import type { Sample, Summary } from "../protocol/types.js";
+import { readWindow, type ColumnarWindow, type HistKind, type Tier, type TierReader } from "./columnar-window.js";
+import { HistAccumulator } from "./hist-accumulator.js";
+import { resolveHistoryOptions, type SemaphoreHistoryOptions } from "./history-options.js";
+import { MinuteTier } from "./minute-tier.js";
+import { SecondTier } from "./second-tier.js";
+
+export class SemaphoreHistory {
+  readonly options: Readonly<Required<SemaphoreHistoryOptions>>;
+  private readonly second: SecondTier;
+  private readonly minute: MinuteTier;
+  private last: Sample | null = null;
+  private lastT = -Infinity;
+  private ignoredCount = 0;
+
+  constructor(opts?: SemaphoreHistoryOptions) {
+    this.options = resolveHistoryOptions(opts);
+    this.second = new SecondTier(this.options.secondPoints, this.options.secondHistBytes);
+    this.minute = new MinuteTier(this.options.minutePoints, this.options.minuteHistBytes);
+  }
+
+  /**
+   * Records one sample taken at `t` (epoch ms, the end of its interval) over `intervalMs`.
+   * Returns false, and stores nothing, when t is not after the last accepted sample's.
+   * O(1): a minute's roll-up is done once, by the first sample of the next minute.
+   */
+  push(sample: Sample, t: number, intervalMs: number): boolean {
+    if (!Number.isFinite(t)) throw new RangeError(`t must be a finite epoch ms, got ${String(t)}`);
+    if (!(intervalMs > 0) || !Number.isFinite(intervalMs)) {
+      throw new RangeError(`intervalMs must be finite and > 0, got ${String(intervalMs)}`);
+    }
+    if (t <= this.lastT) {
+      this.ignoredCount++;
+      return false;
+    }
+    this.lastT = t;
+    this.last = sample;
+    this.second.append(sample, t, intervalMs);
+    this.minute.add(sample, t, intervalMs);
+    return true;
+  }
+
+  /**
+   * Points of `tier` with fromT ≤ t ≤ toT, as fresh Float64Arrays (see ColumnarWindow). The 1m
+   * tier includes the open minute as a provisional last point (`partialLast`) when its start is in range.
+   */
+  window(tier: Tier, fromT: number, toT: number): ColumnarWindow {
+    return readWindow(this.reader(tier), fromT, toT);
+  }
+
+  /**
+   * One Summary of wait or hold times over [fromT, toT], percentiles from the merged histogram.
+   * Reads the 1s tier when it holds every sample since fromT (per-sample precision), else the 1m
+   * tier, where a minute counts if its start lies in the range (a 1 h p99 is the 60 minutes started
+   * in that hour).
+   */
+  mergedSummary(fromT: number, toT: number, kind: HistKind): Summary {
+    const acc = new HistAccumulator();
+    this.accumulate(acc, fromT, toT, kind);
+    return acc.toSummary();
+  }
+
+  /** Adds what mergedSummary would merge into `acc` (fleet summaries merge several histories). */
+  accumulate(acc: HistAccumulator, fromT: number, toT: number, kind: HistKind): void {
+    if (!(fromT <= toT)) return;
+    const reader = this.second.covers(fromT) ? this.second : this.minute;
+    const [lo, hi] = reader.range(fromT, toT);
+    for (let i = lo; i < hi; i++) reader.addHist(i, kind, acc);
+  }
+
+  /** Read access to one tier, for fleet merges. */
+  reader(tier: Tier): TierReader {
+    return tier === "1s" ? this.second : this.minute;
+  }
+
+  /** The last accepted sample, as pushed (do not mutate it). */
+  latest(): Sample | null {
+    return this.last;
+  }
+
+  /** t of the last accepted sample, or null. */
+  latestT(): number | null {
+    return this.last === null ? null : this.lastT;
+  }
+
+  /** Samples ignored as late or duplicate. */
+  get ignored(): number {
+    return this.ignoredCount;
+  }
+
+  /** Typed-array bytes held; HISTORY_FULL_BYTES (305 416 with the defaults) once both tiers are full. */
+  bytes(): number {
+    return this.second.bytes() + this.minute.bytes();
+  }
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { HistoryStore } from "../../../shared/history/history-store.js";
+import { T0, bruteQuantile, sample, summaryOf } from "./helpers.js";
+
+const SEC = 1000;
+const MIN = 60_000;
+
+describe("HistoryStore eviction", () => {
+  it("holds at most maxSemaphores, evicting the least recently updated and counting it", () => {
+    const store = new HistoryStore({ maxSemaphores: 3 });
+    for (const k of ["a", "b", "c"]) store.push(k, sample(), T0, SEC);
+    store.push("a", sample(), T0 + SEC, SEC); // a is now the most recent
+    store.push("d", sample(), T0 + SEC, SEC);
+    expect(store.size).toBe(3);
+    expect(store.evicted).toBe(1);
+    expect(store.has("b")).toBe(false);
+    expect(store.keys()).toEqual(["c", "a", "d"]);
+    store.push("e", sample(), T0 + 2 * SEC, SEC);
+    expect(store.keys()).toEqual(["a", "d", "e"]);
+    expect(store.evicted).toBe(2);
+    expect(store.delete("a")).toBe(true);
+    expect(store.evicted).toBe(2);
+    expect(store.get("d")?.latestT()).toBe(T0 + SEC);
+    expect(() => new HistoryStore({ maxSemaphores: 0 })).toThrow(RangeError);
+  });
+
+  it("reports what the histories hold, and a late sample through push()", () => {
+    const store = new HistoryStore();
+    expect(store.push("a", sample(), T0 + SEC, SEC)).toBe(true);
+    expect(store.push("a", sample(), T0, SEC)).toBe(false);
+    expect(store.bytes()).toBe(store.get("a")?.bytes());
+  });
+});
+
+describe("fleetWindow", () => {
+  // Three replicas whose clocks and timers differ by tens to hundreds of ms.
+  const offsets = [13, -40, 250];
+  const waitHists: [number, number][][] = [[[60, 3]], [[70, 2], [90, 1]], [[0, 5], [120, 1]]];
+
+  function fleet(): HistoryStore {
+    const store = new HistoryStore();
+    offsets.forEach((off, r) => {
+      for (let s = 1; s <= 10; s++) {
+        if (r === 2 && s === 7) continue; // replica 2 missed second 7
+        store.push(
+          `svc/i${r}/pool`,
+          sample({
+            cap: 10,
+            inUse: r + 1,
+            available: 9 - r,
+            waiters: r,
+            oldestWaitMs: 100 * (r + 1),
+            acquired: 10 * (r + 1),
+            waitMs: summaryOf(waitHists[r], 2 + r),
+          }),
+          T0 + s * SEC + off,
+          SEC,
+        );
+      }
+    });
+    return store;
+  }
+  const keys = offsets.map((_, r) => `svc/i${r}/pool`);
+
+  it("aligns replicas on the second, sums gauges and rates, and takes the oldest wait", () => {
+    const w = fleet().fleetWindow([...keys, "svc/unknown/pool"], "1s", -Infinity, Infinity);
+    expect(Array.from(w.t)).toEqual(Array.from({ length: 10 }, (_, i) => T0 + (i + 1) * SEC));
+    expect(Array.from(w.replicas)).toEqual([3, 3, 3, 3, 3, 3, 2, 3, 3, 3]);
+    expect(w.inUse[0]).toBe(6);
+    expect(w.inUse[6]).toBe(3);
+    expect(w.cap[0]).toBe(30);
+    expect(w.available[0]).toBe(24);
+    expect(w.waiters[0]).toBe(3);
+    expect(w.oldestWaitMs[0]).toBe(300);
+    expect(w.acquiredPerSec[0]).toBe(60);
+    expect(w.acquiredPerSec[6]).toBe(30);
+  });
+
+  it("merges the replicas' histograms into a real fleet p99 at each second", () => {
+    const w = fleet().fleetWindow(keys, "1s", -Infinity, Infinity);
+    expect(w.waitCount[0]).toBe(3 + 3 + 6);
+    expect(w.waitMax[0]).toBe(4);
+    for (const [q, col] of [[0.5, w.waitP50], [0.9, w.waitP90], [0.99, w.waitP99]] as const) {
+      expect(col[0]).toBeCloseTo(bruteQuantile(waitHists, 4, q), 6);
+      expect(col[6]).toBeCloseTo(bruteQuantile(waitHists.slice(0, 2), 3, q), 6);
+    }
+  });
+
+  it("merges minutes too, and one Summary over a range", () => {
+    const store = fleet();
+    for (const k of keys) store.push(k, sample(), T0 + MIN + SEC, SEC); // close minute 0
+    const m = store.fleetWindow(keys, "1m", T0, T0);
+    expect(m.length).toBe(1);
+    expect(m.replicas[0]).toBe(3);
+    expect(m.inUseMax[0]).toBe(6);
+    expect(m.waitCount[0]).toBe(10 * 3 + 10 * 3 + 9 * 6);
+    const all = [...Array<[number, number][]>(10).fill(waitHists[0]), ...Array<[number, number][]>(10).fill(waitHists[1]), ...Array<[number, number][]>(9).fill(waitHists[2])];
+    expect(m.waitP99[0]).toBeCloseTo(bruteQuantile(all, 4, 0.99), 4);
+    const s = store.fleetSummary(keys, T0, T0 + MIN - 1, "wait");
+    expect(s.count).toBe(114);
+    expect(s.p99).toBeCloseTo(bruteQuantile(all, 4, 0.99), 6);
+    expect(s.p50).toBeCloseTo(bruteQuantile(all, 4, 0.5), 6);
+  });
+
+  it("counts a jittery replica's two points in one second once for gauges, fully for counts", () => {
+    const store = new HistoryStore();
+    store.push("a", sample({ inUse: 4, acquired: 5 }), T0 + 5 * SEC - 400, SEC);
+    store.push("a", sample({ inUse: 7, acquired: 6 }), T0 + 5 * SEC + 300, SEC);
+    store.push("b", sample({ inUse: 1, acquired: 1 }), T0 + 5 * SEC, SEC);
+    const w = store.fleetWindow(["a", "b"], "1s", -Infinity, Infinity);
+    expect(w.length).toBe(1);
+    expect(w.replicas[0]).toBe(2);
+    expect(w.inUse[0]).toBe(8);
+    expect(w.acquiredPerSec[0]).toBe(12);
+  });
+
+  it("marks a fleet 1m window whose last minute is still open", () => {
+    const w = fleet().fleetWindow(keys, "1m", -Infinity, Infinity);
+    expect([w.length, w.partialLast]).toEqual([1, true]);
+  });
+});
