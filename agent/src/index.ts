@@ -5,4 +5,5 @@ export { Permit } from "./permit.js";
 export { SemaphoreTimeoutError, SemaphoreRejectedError, SemaphoreClosedError } from "./errors.js";
 export type { SemaphoreOptions, AcquireOptions } from "./options.js";
 export { onEvent, trackedAll, type Tracked } from "./registry.js";
+export { connect, type Agent, type AgentStatus, type ConnectOptions } from "./reporter/connect.js";
 export type { AgentEvent, Sample, SemaphoreInfo, QueueMode } from "../../shared/protocol/types.js";
