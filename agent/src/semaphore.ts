@@ -17,7 +17,7 @@ import {
   DEFAULT_ADAPTIVE_TARGET_MS,
   type SemaphoreOptions,
 } from "./options.js";
-import { forgetNode, noteAcquire } from "./order-tracker.js";
+import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, EXPIRED, formatStack, HELD, HolderList, Permit, RELEASED, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
 import { CANCELLED, createQueue, GRANTED, WAITING, Waiter, type WaitQueue } from "./wait-queue.js";
@@ -28,6 +28,8 @@ const RATE_WINDOW_GRANTS = 1024;
 const HIGH_RATE_WINDOW_MS = 100;
 /** Under high rate, one hold in (mask + 1) is timed and weighted by (mask + 1). */
 const HIGH_RATE_SAMPLE_MASK = 7;
+/** setTimeout's ceiling: a longer delay is not refused but fires after 1 ms (TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 export interface HolderSnapshot {
   holderId: string;
@@ -75,6 +77,8 @@ export class Semaphore implements Tracked {
   private closed = false;
   private readonly queue: WaitQueue;
   private readonly holders = new HolderList();
+  /** Queued waiters per abort signal, to cancel all of a signal's waiters before dispatching. */
+  private readonly signalWaiters = new Map<AbortSignal, number>();
   private readonly stacks: boolean;
   private readonly watching: boolean;
   private watchTimer: ReturnType<typeof setTimeout> | undefined;
@@ -151,7 +155,7 @@ export class Semaphore implements Tracked {
     if (weight > this.cap) throw new RangeError(this.tooHeavy(weight));
     if (this.closed) throw new SemaphoreClosedError(this.name);
     const stack = this.stacks || this.detectOrderInversions ? captureStack(this.tryAcquire) : undefined;
-    const order = this.detectOrderInversions ? noteAcquire(this, stack as StackCapture) : undefined;
+    const order = this.detectOrderInversions ? noteAcquire(this, stack as StackCapture, true) : undefined;
     if (this.queue.size === 0 && this.avail >= weight) {
       const permit = this.grant(weight, performance.now(), stack);
       this.waitHist.recordZero();
@@ -195,7 +199,10 @@ export class Semaphore implements Tracked {
     if (this.queue.size === 0 && this.avail >= weight) {
       const permit = this.grant(weight, performance.now(), stack);
       this.waitHist.recordZero();
-      if (order !== undefined) order.permit = permit;
+      if (order !== undefined) {
+        order.permit = permit;
+        ownPromise(order);
+      }
       return Promise.resolve(permit);
     }
     if (this.queue.size >= this.maxWaiters) {
@@ -209,24 +216,31 @@ export class Semaphore implements Tracked {
       return Promise.reject(new SemaphoreTimeoutError(this.name, 0));
     }
     const w = new Waiter(weight, priority, this.waiterSeq++, performance.now(), stack, order);
+    if (order !== undefined) ownPromise(order);
     const promise = new Promise<Permit>((resolve, reject) => {
       w.resolve = resolve as (value: never) => void;
       w.reject = reject;
     });
     this.queue.push(w);
-    if (timeoutMs !== undefined) {
-      const ms = timeoutMs;
-      w.timer = setTimeout(() => this.cancel(w, new SemaphoreTimeoutError(this.name, ms), "timeout"), ms);
-      // A waiter's timer must not keep the host alive on its own; its promise does that if awaited.
-      w.timer.unref?.();
-    }
+    if (timeoutMs !== undefined) this.armTimeout(w, timeoutMs, timeoutMs);
     if (signal !== undefined) {
       const s = signal;
       w.signal = s;
       w.onAbort = () => this.cancel(w, abortReason(s), "abort");
       s.addEventListener("abort", w.onAbort, { once: true });
+      this.signalWaiters.set(s, (this.signalWaiters.get(s) ?? 0) + 1);
     }
     return promise;
+  }
+
+  /** A timeout past setTimeout's ceiling is waited out in steps, so it never fires early. */
+  private armTimeout(w: Waiter, timeoutMs: number, remainingMs: number): void {
+    w.timer =
+      remainingMs <= MAX_TIMER_MS
+        ? setTimeout(() => this.cancel(w, new SemaphoreTimeoutError(this.name, timeoutMs), "timeout"), remainingMs)
+        : setTimeout(() => this.armTimeout(w, timeoutMs, remainingMs - MAX_TIMER_MS), MAX_TIMER_MS);
+    // A waiter's timer must not keep the host alive on its own; its promise does that if awaited.
+    w.timer.unref?.();
   }
 
   private tooHeavy(weight: number): string {
@@ -278,7 +292,14 @@ export class Semaphore implements Tracked {
     const q = this.queue;
     while (q.size !== 0) {
       const w = q.peek(now);
-      if (w === undefined || w.weight > this.avail) return;
+      if (w === undefined) return;
+      // A waiter whose signal has aborted but whose listener has not run yet (a release made by an
+      // earlier listener of the same signal) is refused here, never granted.
+      if (w.signal !== undefined && w.signal.aborted) {
+        this.drop(w, abortReason(w.signal), "abort");
+        continue;
+      }
+      if (w.weight > this.avail) return;
       q.take(w);
       this.detach(w, GRANTED);
       const permit = this.grant(w.weight, now, w.stack);
@@ -292,19 +313,34 @@ export class Semaphore implements Tracked {
   private detach(w: Waiter, state: typeof GRANTED | typeof CANCELLED): void {
     w.state = state;
     if (w.timer !== undefined) clearTimeout(w.timer);
-    if (w.onAbort !== undefined) (w.signal as AbortSignal).removeEventListener("abort", w.onAbort);
+    if (w.onAbort !== undefined) {
+      const s = w.signal as AbortSignal;
+      s.removeEventListener("abort", w.onAbort);
+      const n = (this.signalWaiters.get(s) as number) - 1;
+      if (n === 0) this.signalWaiters.delete(s);
+      else this.signalWaiters.set(s, n);
+    }
     if (state === CANCELLED && w.order !== undefined) w.order.dead = true;
   }
 
   private cancel(w: Waiter, reason: unknown, why: "timeout" | "abort"): void {
     if (w.state !== WAITING) return;
+    this.drop(w, reason, why);
+    // Other waiters on the same aborted signal are still queued; their listeners run next, in this
+    // same event dispatch, and the last one dispatches: until then they would still count as
+    // waiters (adaptive mode would judge the queue's age by them).
+    if (why === "abort" && this.signalWaiters.has(w.signal as AbortSignal)) return;
+    // A cancelled head may have been what kept lighter waiters from free permits.
+    if (this.queue.size !== 0 && this.avail > 0) this.dispatch(performance.now());
+  }
+
+  /** A waiting waiter leaves the queue rejected. */
+  private drop(w: Waiter, reason: unknown, why: "timeout" | "abort"): void {
     this.detach(w, CANCELLED);
     this.queue.cancelled();
     if (why === "timeout") this.total.timeouts++;
     else this.total.aborts++;
     w.reject(reason);
-    // A cancelled head may have been what kept lighter waiters from free permits.
-    if (this.queue.size !== 0 && this.avail > 0) this.dispatch(performance.now());
   }
 
   private doubleRelease(p: Permit): void {
@@ -328,7 +364,8 @@ export class Semaphore implements Tracked {
   }
 
   private setWatch(delayMs: number): void {
-    this.watchTimer = setTimeout(() => this.scanHolders(), Math.max(1, Math.ceil(delayMs)));
+    // Past setTimeout's ceiling the timer fires early; the scan then finds nothing due and re-arms.
+    this.watchTimer = setTimeout(() => this.scanHolders(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(delayMs))));
     this.watchTimer.unref?.();
   }
 
@@ -354,6 +391,13 @@ export class Semaphore implements Tracked {
       // Holders are in grant order: after one not yet due, every later one is younger still.
       if (!p._leakReported) break;
       p = after;
+    }
+    // An expiry above may have admitted waiters, whose grants armed a timer of their own: keep
+    // exactly one, for the earliest deadline (those holders were granted at `now`).
+    if (this.watchTimer !== undefined) {
+      clearTimeout(this.watchTimer);
+      this.watchTimer = undefined;
+      next = Math.min(next, now + Math.min(lease, leak));
     }
     if (next !== Infinity) this.setWatch(next - now);
   }
