@@ -2,30 +2,42 @@
 // skipped when they surface, so cancelling is O(1); dead entries are compacted away once they
 // outnumber the live ones, so a long run of timeouts cannot grow the queue without bound.
 import type { QueueMode } from "../../shared/protocol/types.js";
-import type { StackCapture } from "./permit.js";
+import type { Permit, StackCapture } from "./permit.js";
 import type { OrderEntry } from "./order-tracker.js";
 
 export const WAITING = 0;
 export const GRANTED = 1;
 export const CANCELLED = 2;
 
+/** What only some waiters need: kept apart so that a plain waiter stays small (bytes per waiter). */
+export interface WaiterExtras {
+  timer: ReturnType<typeof setTimeout> | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+  stack: StackCapture | undefined;
+  order: OrderEntry | undefined;
+}
+
 export class Waiter {
   state: typeof WAITING | typeof GRANTED | typeof CANCELLED = WAITING;
-  timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  signal: AbortSignal | undefined = undefined;
-  onAbort: (() => void) | undefined = undefined;
-  resolve!: (value: never) => void;
-  reject!: (reason: unknown) => void;
+  /**
+   * Settles the acquire() promise; a rejection goes through it as a rejected promise, so no
+   * second resolving function is kept alive per queued waiter.
+   */
+  settle!: (value: Permit | PromiseLike<Permit>) => void;
+  x: WaiterExtras | undefined = undefined;
   constructor(
     readonly weight: number,
+    /** performance.now() at the acquire() call: wait times and queue age are exact. */
+    readonly enqueuedAt: number,
     readonly priority: number,
     /** Arrival order: FIFO among equal priorities. */
     readonly seq: number,
-    /** performance.now() at the acquire() call: wait times and queue age are exact. */
-    readonly enqueuedAt: number,
-    readonly stack: StackCapture | undefined,
-    readonly order: OrderEntry | undefined,
   ) {}
+
+  extras(): WaiterExtras {
+    return (this.x ??= { timer: undefined, signal: undefined, onAbort: undefined, stack: undefined, order: undefined });
+  }
 }
 
 export interface WaitQueue {

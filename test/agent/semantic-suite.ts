@@ -385,6 +385,23 @@ export function semaphoreSemantics(
           const waiters = [watch(s.acquire({ priority: -1 })), watch(s.acquire()), watch(s.acquire({ priority: 0 })), watch(s.acquire({ priority: 1 }))];
           expect(await admissionOrder(holder, waiters)).toEqual([3, 1, 2, 0]);
         });
+
+        it("a higher-priority newcomer that fits is admitted at once beside a heavy low-priority head", async () => {
+          const s = make({ permits: 3, queue: "priority" });
+          const holder = await s.acquire({ weight: 2 });
+          const heavy = watch(s.acquire({ weight: 2, priority: 0 }));
+          const urgent = watch(s.acquire({ weight: 1, priority: 5 }));
+          await flush();
+          // The discipline ranks the newcomer first and a permit is free: no idle permit beside it.
+          expect(urgent.state).toBe("fulfilled");
+          expect(heavy.state).toBe("pending");
+          expect(counts(s)).toEqual({ inUse: 3, available: 0, waiters: 1 });
+          holder.release();
+          (urgent.value as SubjectPermit).release();
+          await flush();
+          expect(heavy.state).toBe("fulfilled");
+          (heavy.value as SubjectPermit).release();
+        });
       },
     );
 
@@ -420,7 +437,7 @@ export function semaphoreSemantics(
         });
 
         section("with a shared abort signal", ["abort", "weights"], () => {
-          it("waiters aborted together no longer count as the queue's oldest (found by the model test)", async () => {
+          it("a newcomer that LIFO ranks first gets free permits at once; aborted waiters then leave cleanly", async () => {
             const s = make({ permits: 4, queue: "adaptive" });
             const h = await s.acquire({ weight: 2 });
             const ac = new AbortController();
@@ -428,20 +445,19 @@ export function semaphoreSemantics(
             await advance(100);
             const heavy = watch(s.acquire({ weight: 4 }));
             const light = watch(s.acquire({ weight: 1 }));
+            await flush();
+            // The oldest waiter is past the target, so the newest is served first, and it fits: work-conserving.
+            expect(light.state, "the light newcomer is admitted beside free permits, not left waiting").toBe("fulfilled");
+            expect(heavy.state).toBe("pending");
             ac.abort();
             await flush();
-            // With both old waiters gone the queue is young: FIFO, the heavy head waits, and so does the light one.
             expect(old.map((w) => w.state)).toEqual(["rejected", "rejected"]);
-            expect(light.state, "the light waiter must not be admitted by LIFO on an aborted waiter's age").toBe("pending");
-            expect(counts(s)).toEqual({ inUse: 2, available: 2, waiters: 2 });
+            expect(counts(s)).toEqual({ inUse: 3, available: 1, waiters: 1 });
             h.release();
+            (light.value as SubjectPermit).release();
             await flush();
             expect(heavy.state).toBe("fulfilled");
-            expect(light.state).toBe("pending");
             (heavy.value as SubjectPermit).release();
-            await flush();
-            expect(light.state).toBe("fulfilled");
-            (light.value as SubjectPermit).release();
           });
         });
 

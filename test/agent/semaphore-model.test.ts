@@ -246,6 +246,8 @@ class Model {
       gen: ctrl === undefined ? 0 : this.gens[ctrl],
     });
     this.outcomes.set(id, { s: "pending" });
+    // Work-conserving: LIFO and priority may rank the newcomer first, and then it gets free permits now.
+    this.dispatch();
   }
 
   /** "throws" names the error tryAcquire must throw; otherwise whether it grants. */
