@@ -1,0 +1,86 @@
+// `npm run hub -- --port <p> [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>]
+// [--allow-origin <origin>]...`: the hub without Electron (--static: web mode; --allow-origin: a
+// browser origin besides the hub's own, e.g. a dev server's). First stdout line: `semscope hub listening on http://<host>:<port>`.
+// Bad arguments: one line on stderr, exit 2. SIGINT/SIGTERM: close cleanly, exit 0.
+import { parseArgs } from "node:util";
+import { createHub, type Hub } from "./hub.js";
+import { HubConfigError } from "./options.js";
+
+const USAGE =
+  "usage: npm run hub -- [--port <p>] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]...";
+/** A close that takes longer than this is abandoned (exit 1) rather than leaving a hung process. */
+const CLOSE_TIMEOUT_MS = 5000;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`semscope hub: ${message.split("\n")[0]}\n`);
+  process.exit(code);
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        token: { type: "string" },
+        record: { type: "string" },
+        static: { type: "string" },
+        "allow-origin": { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    fail(`${err instanceof Error ? err.message : String(err)} (${USAGE})`);
+  }
+}
+
+function portOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) fail(`--port must be an integer 0..65535, got "${text}"`);
+  return Number(text);
+}
+
+async function main(): Promise<void> {
+  const args = parse(process.argv.slice(2));
+  if (args.help === true) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const envToken = process.env.SEMSCOPE_TOKEN;
+  const token = args.token ?? (envToken !== undefined && envToken !== "" ? envToken : undefined);
+  let hub: Hub;
+  try {
+    hub = await createHub({
+      port: portOf(args.port),
+      host: args.host,
+      token,
+      record: args.record,
+      staticDir: args.static,
+      allowedOrigins: args["allow-origin"],
+    });
+  } catch (err) {
+    if (err instanceof HubConfigError) fail(err.message);
+    const code = (err as { code?: unknown }).code;
+    fail(`cannot start: ${err instanceof Error ? err.message : String(err)}${code === "EADDRINUSE" ? " (port in use)" : ""}`, 1);
+  }
+  process.stdout.write(`semscope hub listening on ${hub.url}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const timer = setTimeout(() => fail(`${signal}: close took over ${CLOSE_TIMEOUT_MS} ms, exiting anyway`, 1), CLOSE_TIMEOUT_MS);
+    timer.unref();
+    hub.close().then(
+      () => process.exit(0),
+      (err: unknown) => fail(`close failed: ${err instanceof Error ? err.message : String(err)}`, 1),
+    );
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+void main();

@@ -1,0 +1,139 @@
+// createHub: the hub in one call, headless (plain Node) or inside the app. One HTTP server
+// carries socket.io (/agent, /ui) and the HTTP API; the alert engine and history live in HubCore.
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "socket.io";
+import type { AlertEngine } from "../../shared/alerts/index.js";
+import type { HistoryStore } from "../../shared/history/index.js";
+import { LIMITS, type HubState } from "../../shared/protocol/index.js";
+import pkg from "../../package.json" with { type: "json" };
+import { attachAgentNamespace, contained } from "./agent-namespace.js";
+import { TokenCheck } from "./auth.js";
+import { createHttpHandler } from "./http-api.js";
+import { HubCore } from "./hub-core.js";
+import { HubMetrics } from "./metrics.js";
+import { HubConfigError, isLoopback, resolveHubOptions, TICK_MS, urlHost, type HubOptions } from "./options.js";
+import { Recorder } from "./recorder.js";
+import { RequestGuard } from "./request-guard.js";
+import { StaticFiles } from "./static-files.js";
+import { UiNamespace } from "./ui-namespace.js";
+
+export const HUB_VERSION: string = pkg.version;
+
+export interface Hub {
+  /** `http://<host>:<port>`, the port the OS gave when asked for 0. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly engine: AlertEngine;
+  readonly history: HistoryStore;
+  /** hub.rejected as /api/state reports it. */
+  readonly rejected: number;
+  state(): HubState;
+  /** Disconnects everyone, stops the HTTP server and closes the recording (every line already on disk). */
+  close(): Promise<void>;
+}
+
+function listen(http: HttpServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    http.once("error", onError);
+    http.listen(port, host, () => {
+      http.off("error", onError);
+      resolve((http.address() as AddressInfo).port);
+    });
+  });
+}
+
+export async function createHub(options: HubOptions = {}): Promise<Hub> {
+  const o = resolveHubOptions(options);
+  let staticFiles: StaticFiles | undefined;
+  if (o.staticDir !== undefined) {
+    try {
+      staticFiles = await StaticFiles.open(o.staticDir);
+    } catch (err) {
+      throw new HubConfigError(`cannot serve ${o.staticDir}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  let recorder: Recorder | undefined;
+  if (o.record !== undefined) {
+    try {
+      recorder = new Recorder(o.record, o.log);
+    } catch (err) {
+      throw new HubConfigError(`cannot record to ${o.record}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  const core = new HubCore({
+    now: o.now,
+    version: HUB_VERSION,
+    thresholds: o.thresholds,
+    maxHistories: o.maxHistories,
+    forgetAfterMs: o.forgetAfterMs,
+    recorder,
+  });
+  const tokens = new TokenCheck(o.token);
+  const guard = new RequestGuard(isLoopback(o.host), o.allowedOrigins);
+  // The /ui namespace needs the server, the HTTP handler (made first) needs its client count.
+  const uiRef: { current?: UiNamespace } = {};
+  const uiClients = () => uiRef.current?.clients ?? 0;
+  const metrics = new HubMetrics(core, uiClients);
+
+  // The HTTP handler goes on first: socket.io wraps the listeners it finds and passes on what is not its own.
+  const http = createServer(createHttpHandler({ core, metrics, tokens, guard, staticFiles, uiClients, log: o.log }));
+  const io = new Server(http, {
+    maxHttpBufferSize: LIMITS.maxPacketBytes,
+    serveClient: false,
+    allowRequest: (req, callback) => {
+      const refusal = guard.refuse(req);
+      if (refusal !== null) core.reject();
+      callback(refusal, refusal === null);
+    },
+  });
+  // Only /agent and /ui exist; the main namespace lets no one in.
+  io.of("/").use((_socket, next) => {
+    core.reject();
+    next(new Error("unknown namespace: use /agent or /ui"));
+  });
+  attachAgentNamespace(io, core, tokens, o.agentRate, o.log);
+  const ui = new UiNamespace(io, core, tokens, { ...o.ui, log: o.log });
+  uiRef.current = ui;
+
+  let port: number;
+  try {
+    port = await listen(http, o.port, o.host);
+  } catch (err) {
+    ui.close();
+    await io.close().catch(() => undefined);
+    core.close();
+    throw err;
+  }
+
+  const ticker = setInterval(() => contained("tick", o.log, undefined, () => core.tick()), TICK_MS);
+  ticker.unref();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      clearInterval(ticker);
+      ui.close();
+      // Sockets' disconnect handlers run here (and are recorded) before the recording closes.
+      const closed = io.close();
+      http.closeAllConnections();
+      await closed.catch(() => undefined);
+      core.close();
+    })());
+
+  return {
+    url: `http://${urlHost(o.host)}:${port}`,
+    host: o.host,
+    port,
+    engine: core.engine,
+    history: core.history,
+    get rejected() {
+      return core.rejected;
+    },
+    state: () => core.state(),
+    close,
+  };
+}

@@ -1,0 +1,130 @@
+// createHub's options, checked once at start: a hub that would run insecurely or could never be
+// reached refuses to start, with a HubConfigError saying why (the CLI exits 2 on it).
+import { isIP } from "node:net";
+import { applyThresholds, DEFAULT_THRESHOLDS, type ThresholdsPatch } from "../../shared/alerts/index.js";
+import { DEFAULT_HUB_PORT, LIMITS } from "../../shared/protocol/index.js";
+import { UI_LIMITS } from "../../shared/ui-protocol/index.js";
+
+export interface HubOptions {
+  /** TCP port; 0 picks a free one. Default 7420. */
+  port?: number;
+  /** Interface to bind; default 127.0.0.1. Anything but loopback requires a token. */
+  host?: string;
+  /** Shared secret for agents, dashboards and the HTTP API (≤ 256 UTF-16 units). */
+  token?: string;
+  /** Append every accepted agent message (and every other engine input) to this NDJSON file. */
+  record?: string;
+  /** Web mode: serve the built dashboard from this folder at `/`. */
+  staticDir?: string;
+  /** The hub clock (epoch ms); injectable for tests. Default Date.now. */
+  now?: () => number;
+  /** Alert thresholds changed from the protocol's defaults at start. */
+  thresholds?: ThresholdsPatch;
+  /** An agent disconnected this long is forgotten (its semaphores and alerts resolved); 0 never. Default 6 h. */
+  forgetAfterMs?: number;
+  /** Semaphore histories kept (least recently updated evicted). Default 1000. */
+  maxHistories?: number;
+  /** Messages per second one agent connection may send (sustained), and in one burst. */
+  agentRate?: { perSecond?: number; burst?: number };
+  /** /ui tunables (tests lower them). */
+  ui?: { deltaIntervalMs?: number; maxBufferedBytes?: number; maxBufferedPackets?: number };
+  /**
+   * Browser origins (e.g. "app://semscope") allowed besides the hub's own. A request or handshake
+   * with any other Origin header is refused; clients that send none (agents) are unaffected.
+   */
+  allowedOrigins?: readonly string[];
+  /** Where the hub writes its warnings (one line each). Default stderr. */
+  log?: (line: string) => void;
+}
+
+/** A bad option: the hub refuses to start. */
+export class HubConfigError extends Error {
+  override readonly name = "HubConfigError";
+}
+
+export interface ResolvedHubOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly token: string | undefined;
+  readonly record: string | undefined;
+  readonly staticDir: string | undefined;
+  readonly now: () => number;
+  readonly thresholds: ThresholdsPatch;
+  readonly forgetAfterMs: number;
+  readonly maxHistories: number;
+  readonly agentRate: { readonly perSecond: number; readonly burst: number };
+  readonly ui: { readonly deltaIntervalMs: number; readonly maxBufferedBytes: number; readonly maxBufferedPackets: number };
+  readonly allowedOrigins: readonly string[];
+  readonly log: (line: string) => void;
+}
+
+export const DEFAULT_HOST = "127.0.0.1";
+/** Enough for a hostile agent not to starve the event loop, and for an honest one to replay its backlog. */
+export const DEFAULT_AGENT_RATE = { perSecond: 200, burst: 2000 } as const;
+export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
+/** How often the hub ticks the engine (agent_down) and looks for agents to forget. */
+export const TICK_MS = 1000;
+
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase();
+  if (h === "localhost" || h === "::1" || h === "[::1]") return true;
+  return isIP(h) === 4 && h.startsWith("127.");
+}
+
+function int(name: string, v: number | undefined, dflt: number, min: number, max: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
+    throw new HubConfigError(`${name} must be an integer in ${min}..${max}, got ${String(v)}`);
+  }
+  return v;
+}
+
+export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
+  const port = int("port", opts.port, DEFAULT_HUB_PORT, 0, 65535);
+  const host = opts.host ?? DEFAULT_HOST;
+  if (typeof host !== "string" || host.length === 0) throw new HubConfigError("host must be a non-empty string");
+  const token = opts.token;
+  if (token !== undefined) {
+    if (typeof token !== "string" || token.length === 0) throw new HubConfigError("token must be a non-empty string");
+    // A handshake string over the protocol's limit is refused by the schema: such a token could never be presented.
+    if (token.length > LIMITS.maxString) throw new HubConfigError(`token must be at most ${LIMITS.maxString} characters, got ${token.length}`);
+  }
+  if (!isLoopback(host) && token === undefined) {
+    throw new HubConfigError(`refusing to listen on ${host} without a token: anything but loopback needs --token (or SEMSCOPE_TOKEN)`);
+  }
+  const thresholds = opts.thresholds ?? {};
+  try {
+    applyThresholds(DEFAULT_THRESHOLDS, thresholds);
+  } catch (err) {
+    throw new HubConfigError(err instanceof Error ? err.message : String(err));
+  }
+  const ui = opts.ui ?? {};
+  const rate = opts.agentRate ?? {};
+  return {
+    port,
+    host,
+    token,
+    record: opts.record,
+    staticDir: opts.staticDir,
+    now: opts.now ?? Date.now,
+    thresholds,
+    forgetAfterMs: int("forgetAfterMs", opts.forgetAfterMs, DEFAULT_FORGET_AFTER_MS, 0, Number.MAX_SAFE_INTEGER),
+    maxHistories: int("maxHistories", opts.maxHistories, 1000, 1, 1_000_000),
+    agentRate: {
+      perSecond: int("agentRate.perSecond", rate.perSecond, DEFAULT_AGENT_RATE.perSecond, 1, 1_000_000),
+      burst: int("agentRate.burst", rate.burst, DEFAULT_AGENT_RATE.burst, 1, 1_000_000),
+    },
+    ui: {
+      deltaIntervalMs: int("ui.deltaIntervalMs", ui.deltaIntervalMs, UI_LIMITS.deltaIntervalMs, UI_LIMITS.deltaIntervalMs, 60_000),
+      maxBufferedBytes: int("ui.maxBufferedBytes", ui.maxBufferedBytes, UI_LIMITS.maxBufferedBytes, 1, UI_LIMITS.maxBufferedBytes),
+      maxBufferedPackets: int("ui.maxBufferedPackets", ui.maxBufferedPackets, UI_LIMITS.maxBufferedPackets, 1, UI_LIMITS.maxBufferedPackets),
+    },
+    allowedOrigins: [...(opts.allowedOrigins ?? [])],
+    log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
+  };
+}
+
+/** `host` as it goes in a URL (IPv6 in brackets). */
+export function urlHost(host: string): string {
+  return isIP(host) === 6 ? `[${host}]` : host;
+}

@@ -1,0 +1,3 @@
+// The dashboard namespace `/ui` in one import: message types and the hub's request schemas.
+export * from "./types.js";
+export * from "./schemas.js";

@@ -1,0 +1,139 @@
+// The dashboard namespace `/ui` (docs/protocol.md, "Dashboard namespace `/ui`"): what the hub
+// sends a dashboard and what a dashboard may ask. Declared here, not in main/, so the renderer
+// can import it; the hub validates every request with ./schemas.ts.
+import type { AlertChange, AlertThresholds, FleetEntry, ThresholdsPatch } from "../alerts/index.js";
+import type { Tier, WindowColumn } from "../history/index.js";
+import type { Alert, AgentState, HubState, SemaphoreState } from "../protocol/types.js";
+
+/** Bounds and rates of `/ui` (tunables the hub may lower in tests, never raise past these). */
+export const UI_LIMITS = {
+  /** Deltas are batched on this timer: at most 4 a second. */
+  deltaIntervalMs: 250,
+  /** Points per semaphore in the snapshot's sparklines (the last minute at 1 s). */
+  sparklinePoints: 60,
+  /** Semaphores that get sparklines in a snapshot (the rest get none; ask history:get). */
+  maxSparklines: 2000,
+  /** Requests a dashboard may make per second (sustained), and in one burst. */
+  requestsPerSecond: 50,
+  requestBurst: 100,
+  /** A dashboard with more than this many bytes (or packets) not yet handed to its transport is dropped. */
+  maxBufferedBytes: 4 * 1024 * 1024,
+  maxBufferedPackets: 64,
+  /** Columns in one history:get (all of them); the tiers bound the points (900 at 1 s, 1 441 at 1 m). */
+  maxColumns: 32,
+} as const;
+
+/** A semaphore as a dashboard sees it: /api/state's entry plus the latest sample's time. */
+export interface UiSemaphore extends SemaphoreState {
+  /** `t` of `last` (sample time, agent clock), null before the first sample. */
+  t: number | null;
+}
+
+/** The overview sparkline of one semaphore: the last few 1 s points, oldest first. */
+export interface Sparkline {
+  t: number[];
+  inUse: number[];
+  waiters: number[];
+}
+
+/** Sent once, first, on every connect (and as the answer to `snapshot:get`). */
+export interface UiSnapshot {
+  /** Hub clock (epoch ms) when it was taken. */
+  serverTime: number;
+  /** The last delta's seq before this snapshot: deltas with a higher seq follow it. */
+  deltaSeq: number;
+  state: Omit<HubState, "semaphores"> & { semaphores: UiSemaphore[] };
+  /** Active and retained resolved alerts, newest raisedAt first (state.alerts has the active ones). */
+  alertLog: Alert[];
+  fleet: FleetEntry[];
+  thresholds: AlertThresholds;
+  /** Keyed by semaphore key; bounded by UI_LIMITS.maxSparklines × UI_LIMITS.sparklinePoints. */
+  sparklines: Record<string, Sparkline>;
+  limits: { deltaIntervalMs: number; sparklinePoints: number };
+}
+
+/**
+ * What changed since the previous delta. Every field but seq/serverTime/rejected is omitted when
+ * nothing of its kind changed. Applying a delta is idempotent (upserts by key / agentId / alert id).
+ */
+export interface UiDelta {
+  /** +1 per delta; a gap means a missed delta: ask `snapshot:get`. */
+  seq: number;
+  serverTime: number;
+  /** hub.rejected as of this delta. */
+  rejected: number;
+  /** Semaphores new or changed (a sample, a register, a status change): upsert by key. */
+  semaphores?: UiSemaphore[];
+  /** Keys of semaphores gone (unregistered, or their agent forgotten). */
+  removed?: string[];
+  /** Agents new or changed: upsert by agentId. */
+  agents?: AgentState[];
+  /** agentIds forgotten by the hub. */
+  removedAgents?: string[];
+  /** Alert changes in the order they happened (one per alert id: its latest). */
+  alerts?: AlertChange[];
+  /** The whole fleet list, when any semaphore or agent changed. */
+  fleet?: FleetEntry[];
+  /** The thresholds, when they changed. */
+  thresholds?: AlertThresholds;
+}
+
+/** A window of history as plain arrays, aligned on `t` (epoch ms): hand `[t, col…]` to uPlot. */
+export type UiWindow = {
+  tier: Tier;
+  length: number;
+  /** The last point is the still-open minute (1m tier). */
+  partialLast: boolean;
+  t: number[];
+  /** Fleet windows only: replicas that contributed to each point. */
+  replicas?: number[];
+} & { [K in WindowColumn]?: number[] };
+
+export interface UiHistoryRequest {
+  key: string;
+  /** Default: "1s" when the span fits the 1 s tier, else "1m". */
+  tier?: Tier;
+  /** Epoch ms, sample time. Default: to = latest sample, from = to − 15 min. */
+  from?: number;
+  to?: number;
+  /** Column names to return (t always comes); default all. */
+  columns?: WindowColumn[];
+}
+
+export interface UiFleetHistoryRequest extends Omit<UiHistoryRequest, "key"> {
+  service: string;
+  name: string;
+}
+
+export type UiAck<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
+export type UiAckFn<T extends object = object> = (ack: UiAck<T>) => void;
+
+/** dashboard → hub (namespace /ui); every request takes an ack. */
+export interface UiToHubEvents {
+  "snapshot:get": (req: Record<string, never>, ack: UiAckFn<{ snapshot: UiSnapshot }>) => void;
+  "history:get": (req: UiHistoryRequest, ack: UiAckFn<{ key: string; window: UiWindow }>) => void;
+  "fleet:get": (req: Record<string, never>, ack: UiAckFn<{ fleet: FleetEntry[] }>) => void;
+  "fleet:history": (req: UiFleetHistoryRequest, ack: UiAckFn<{ key: string; window: UiWindow }>) => void;
+  "alerts:get": (req: Record<string, never>, ack: UiAckFn<{ alerts: Alert[] }>) => void;
+  "alert:ack": (req: { id: string }, ack: UiAckFn<{ alert: Alert }>) => void;
+  "thresholds:set": (req: { patch: ThresholdsPatch }, ack: UiAckFn<{ thresholds: AlertThresholds }>) => void;
+}
+
+/** hub → dashboard. */
+export interface HubToUiEvents {
+  snapshot: (snapshot: UiSnapshot) => void;
+  delta: (delta: UiDelta) => void;
+}
+
+/** Every request name a dashboard may send, in one list (the hub refuses any other). */
+export const UI_NAMESPACE_EVENTS = [
+  "snapshot:get",
+  "history:get",
+  "fleet:get",
+  "fleet:history",
+  "alerts:get",
+  "alert:ack",
+  "thresholds:set",
+] as const satisfies readonly (keyof UiToHubEvents)[];
+// Compile-time check that the list names every request.
+const _allRequestsListed: [Exclude<keyof UiToHubEvents, (typeof UI_NAMESPACE_EVENTS)[number]>] extends [never] ? true : false = true;

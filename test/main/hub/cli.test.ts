@@ -1,0 +1,91 @@
+// The headless hub as a process: `node --import tsx main/hub/cli.ts`, its first stdout line,
+// clean exits on SIGTERM/SIGINT with the recording flushed, and exit 2 on bad arguments.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, describe, expect, it } from "vitest";
+import { io } from "socket.io-client";
+
+const children: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+});
+
+function startCli(args: string[], env: Record<string, string> = {}): { child: ChildProcessWithoutNullStreams; firstLine: Promise<string>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--import", "tsx", "main/hub/cli.ts", ...args], { env: { ...process.env, ...env } });
+  children.push(child);
+  const firstLine = new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`exited ${code}`)));
+  });
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, firstLine, exit };
+}
+
+function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "main/hub/cli.ts", ...args]);
+    children.push(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe("npm run hub", () => {
+  it("prints its address first and exits 0 on SIGTERM, the recording flushed", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "semscope-cli-")), "rec.ndjson");
+    const { child, firstLine, exit } = startCli(["--port", "0", "--record", file]);
+    const line = await firstLine;
+    expect(line).toMatch(/^semscope hub listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const url = line.slice("semscope hub listening on ".length);
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true });
+
+    // An agent connected at shutdown: its disconnect is the last thing recorded.
+    const s = io(`${url}/agent`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+    const ack = (await s.timeout(5000).emitWithAck("hello", {
+      agentId: "cli-agent", service: "svc", instance: "i1", pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: 1,
+    })) as { ok: boolean };
+    expect(ack.ok).toBe(true);
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+    s.disconnect();
+    const kinds = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => (JSON.parse(l) as { k: string }).k);
+    expect(kinds[0]).toBe("start");
+    expect(kinds).toContain("hello");
+    expect(kinds.at(-1)).toBe("disconnect");
+  });
+
+  it("exits 0 on SIGINT and takes the token from SEMSCOPE_TOKEN", async () => {
+    const { child, firstLine, exit } = startCli(["--port", "0"], { SEMSCOPE_TOKEN: "envtok" });
+    const url = (await firstLine).slice("semscope hub listening on ".length);
+    expect((await fetch(`${url}/api/state`)).status).toBe(401);
+    expect((await fetch(`${url}/api/state`, { headers: { Authorization: "Bearer envtok" } })).status).toBe(200);
+    child.kill("SIGINT");
+    expect(await exit).toBe(0);
+  });
+
+  it("exits 2 with one line on stderr for bad arguments", async () => {
+    const cases = [
+      [["--port", "abc"], /--port must be an integer/],
+      [["--bogus"], /Unknown option '--bogus'/],
+      [["extra"], /positional/i],
+      [["--port", "0", "--host", "0.0.0.0"], /refusing to listen on 0\.0\.0\.0 without a token/],
+      [["--port", "0", "--token", "x".repeat(300)], /at most 256/],
+    ] as const;
+    const results = await Promise.all(cases.map(([args]) => runCli([...args])));
+    cases.forEach(([args, message], i) => {
+      const r = results[i];
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trimEnd().split("\n"), args.join(" ")).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toMatch(/^semscope hub: /);
+    });
+  });
+});
