@@ -1,0 +1,281 @@
+// The desktop shell's behaviour, without Electron: which hub the window shows, the in-process
+// hub's life, alerts turned into notifications and a tray count, menu actions, settings saved
+// and applied, and the shutdown a clean quit waits for. main/electron/ supplies a ShellView
+// (the window, tray, menu and notifications) and a StartHub, and forwards events here.
+import { applyThresholds, DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
+import type { FocusSemaphore, HubConnection, SaveSettingsResult, Settings, SettingsView } from "../../shared/ipc/ipc-contract.js";
+import type { Alert } from "../../shared/protocol/types.js";
+import type { SettingsStore } from "../settings/settings-store.js";
+import { AlertNotifier, notificationText, summaryText, type NotificationText } from "./alert-notifier.js";
+import { AlertPoller, LOCAL_POLL_MS, localAlertReader, REMOTE_POLL_MS, remoteAlertReader, type AlertReader, type AlertUpdate } from "./alert-source.js";
+import { applicationMenu, trayMenu, type MenuAction, type MenuItemData } from "./menu-template.js";
+import type { TrustedOrigin } from "./navigation-policy.js";
+import { originOf } from "./origin.js";
+import { connectionFor, hubTarget, LOCAL_HUB_HOST, LOCAL_HUB_NAME, sameTarget, type HubTarget, type ShellHub, type StartHub } from "./shell-hub.js";
+import { trayState, type TrayState } from "./tray-state.js";
+
+/** What the shell does to the screen; implemented over Electron in main/electron/. */
+export interface ShellView {
+  /** Point the window at `url`; from now on only `trusted` is trusted (navigation, IPC, CSP). */
+  show(url: string, trusted: TrustedOrigin): Promise<void>;
+  focusWindow(): void;
+  sendFocusSemaphore(focus: FocusSemaphore): void;
+  sendShowSettings(): void;
+  setApplicationMenu(menu: MenuItemData[]): void;
+  setTray(state: TrayState, menu: MenuItemData[]): void;
+  notify(text: NotificationText, opts: { silent: boolean; onClick: () => void }): void;
+  /** A problem the user must hear of (non-blocking). */
+  reportProblem(title: string, detail: string): void;
+  quit(): void;
+}
+
+export interface ShellControllerOptions {
+  store: SettingsStore;
+  startHub: StartHub;
+  view: ShellView;
+  platform: string;
+  isPackaged: boolean;
+  /** The built dashboard the local hub serves. */
+  staticDir?: string;
+  /** NDJSON recording for the local hub (`--record <file>`). */
+  record?: string;
+  remoteReader?: (origin: string, token: string | null) => AlertReader;
+  localPollMs?: number;
+  remotePollMs?: number;
+  log?: (line: string) => void;
+}
+
+export class ShellController {
+  private hub: ShellHub | null = null;
+  private target: HubTarget;
+  private trusted: TrustedOrigin | null = null;
+  private poller: AlertPoller | null = null;
+  private readonly notifier = new AlertNotifier();
+  private lastTray = "";
+  private chain: Promise<unknown> = Promise.resolve();
+  private shutDown = false;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly opts: ShellControllerOptions) {
+    this.target = hubTarget(opts.store.current);
+    this.log = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
+  }
+
+  /** The origin IPC, navigation and CSP trust right now (null before the first page). */
+  get trustedOrigin(): TrustedOrigin | null {
+    return this.trusted;
+  }
+
+  get localHub(): ShellHub | null {
+    return this.hub;
+  }
+
+  /** Reports a settings file that was replaced, then opens the hub the settings name. */
+  start(): Promise<boolean> {
+    const problem = this.opts.store.problem;
+    if (problem !== null) {
+      this.log(`semscope: ${problem}`);
+      this.opts.view.reportProblem("Settings were reset", problem);
+    }
+    return this.serial(() => this.connect());
+  }
+
+  settingsView(): SettingsView {
+    return { settings: this.opts.store.current, problem: this.opts.store.problem, file: this.opts.store.file };
+  }
+
+  connection(): HubConnection {
+    return connectionFor(this.target, this.hub === null ? null : originOf(this.hub.url));
+  }
+
+  /** Validates and persists; applies thresholds and notification choices at once, a new hub shortly after. */
+  async saveSettings(candidate: unknown): Promise<SaveSettingsResult> {
+    if (this.shutDown) return { ok: false, error: "the app is quitting" };
+    const before = this.opts.store.current;
+    const saved = await this.opts.store.save(candidate);
+    if (!saved.ok) return { ok: false, error: saved.error };
+    const next = saved.settings;
+    const reconnecting = !sameTarget(hubTarget(next), this.target);
+    if (!reconnecting && this.hub !== null && JSON.stringify(before.thresholds) !== JSON.stringify(next.thresholds)) {
+      this.applyThresholds(next);
+    }
+    this.refreshMenu();
+    // After the reply: the reconnect reloads the very page that asked.
+    if (reconnecting) setImmediate(() => void this.serial(() => this.connect()));
+    return { ok: true, settings: next, reconnecting };
+  }
+
+  onMenuAction(action: MenuAction): void {
+    switch (action.type) {
+      case "show-window":
+        this.opts.view.focusWindow();
+        return;
+      case "show-settings":
+        this.opts.view.focusWindow();
+        if (this.trusted?.local === true) this.opts.view.sendShowSettings();
+        return;
+      case "switch-hub": {
+        const current = this.opts.store.current;
+        if (current.activeRemoteId === action.remoteId) return;
+        void this.saveSettings({ ...current, activeRemoteId: action.remoteId }).then((r) => {
+          if (!r.ok) this.opts.view.reportProblem("Could not switch hubs", r.error);
+        });
+        return;
+      }
+      case "quit":
+        this.opts.view.quit();
+        return;
+    }
+  }
+
+  /** Stops polling and closes the local hub (flushing its recording). Idempotent. */
+  shutdown(): Promise<void> {
+    this.shutDown = true;
+    return this.serial(async () => {
+      this.stopPolling();
+      await this.closeHub();
+    });
+  }
+
+  // ---- internals ----
+
+  /** Connects and shutdowns run one at a time, in order. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(fn, fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async connect(): Promise<boolean> {
+    if (this.shutDown) return false;
+    const settings = this.opts.store.current;
+    this.target = hubTarget(settings);
+    this.stopPolling();
+    this.trusted = null;
+    this.notifier.reset();
+    this.lastTray = "";
+    let origin: string;
+    let reader: AlertReader;
+    if (this.target.kind === "local") {
+      // A hub from earlier settings (another port or token) makes way for the new one.
+      await this.closeHub();
+      const hub = await this.startLocalHub(settings, this.target);
+      if (hub === null) return false;
+      this.hub = hub;
+      origin = originOf(hub.url) ?? `http://${LOCAL_HUB_HOST}:${hub.port}`;
+      reader = localAlertReader(hub.engine);
+    } else {
+      await this.closeHub();
+      origin = this.target.origin;
+      reader = (this.opts.remoteReader ?? remoteAlertReader)(origin, this.target.token);
+    }
+    this.trusted = { origin, local: this.target.kind === "local" };
+    this.refreshMenu();
+    const interval = this.target.kind === "local" ? (this.opts.localPollMs ?? LOCAL_POLL_MS) : (this.opts.remotePollMs ?? REMOTE_POLL_MS);
+    this.poller = new AlertPoller(reader, interval, (u) => this.onAlerts(u), this.log);
+    this.poller.start();
+    try {
+      await this.opts.view.show(`${origin}/`, this.trusted);
+    } catch (err) {
+      this.opts.view.reportProblem(`Could not open ${connectionFor(this.target, origin).name}`, errMessage(err));
+    }
+    return true;
+  }
+
+  /** The configured port; when it is taken, any free one (reported), so the app still opens. */
+  private async startLocalHub(settings: Settings, target: Extract<HubTarget, { kind: "local" }>): Promise<ShellHub | null> {
+    const base = {
+      host: LOCAL_HUB_HOST,
+      ...(target.token !== null ? { token: target.token } : {}),
+      ...(this.opts.record !== undefined ? { record: this.opts.record } : {}),
+      ...(this.opts.staticDir !== undefined ? { staticDir: this.opts.staticDir } : {}),
+      thresholds: settings.thresholds,
+    };
+    try {
+      return await this.opts.startHub({ ...base, port: target.port });
+    } catch (first) {
+      try {
+        const hub = await this.opts.startHub({ ...base, port: 0 });
+        this.opts.view.reportProblem(
+          `Port ${target.port} is not available`,
+          `The local hub could not listen on ${LOCAL_HUB_HOST}:${target.port} (${errMessage(first)}); it runs on port ${hub.port} for now, ` +
+            `so agents configured for ${target.port} will not reach it. Another Semscope hub may be running there: add it as a remote hub, or pick another port in Settings.`,
+        );
+        return hub;
+      } catch (second) {
+        this.opts.view.reportProblem("The local hub could not start", `${errMessage(first)}; on a free port: ${errMessage(second)}`);
+        return null;
+      }
+    }
+  }
+
+  private applyThresholds(settings: Settings): void {
+    if (this.hub === null) return;
+    try {
+      // The whole set, so a rule removed from the patch returns to its default.
+      this.hub.engine.setThresholds(applyThresholds(DEFAULT_THRESHOLDS, settings.thresholds));
+    } catch (err) {
+      this.opts.view.reportProblem("Thresholds not applied", errMessage(err));
+    }
+  }
+
+  private onAlerts(update: AlertUpdate): void {
+    const name = this.target.kind === "local" ? LOCAL_HUB_NAME : this.target.name;
+    const alerts = update.ok ? update.alerts : null;
+    const state = trayState({ alerts, hubName: name });
+    const key = JSON.stringify(state);
+    if (key !== this.lastTray) {
+      this.lastTray = key;
+      this.opts.view.setTray(state, trayMenu(state.summary, this.opts.store.current.activeRemoteId));
+    }
+    if (alerts !== null) this.notifyNew(alerts);
+  }
+
+  private notifyNew(alerts: readonly Alert[]): void {
+    const prefs = this.opts.store.current.notifications;
+    const plan = this.notifier.update(alerts, prefs);
+    for (const alert of plan.notify) {
+      this.opts.view.notify(notificationText(alert), {
+        silent: prefs.silent,
+        onClick: () => {
+          this.opts.view.focusWindow();
+          this.opts.view.sendFocusSemaphore({ key: alert.key, alertId: alert.id });
+        },
+      });
+    }
+    if (plan.more > 0) this.opts.view.notify(summaryText(plan.more), { silent: prefs.silent, onClick: () => this.opts.view.focusWindow() });
+  }
+
+  private refreshMenu(): void {
+    const s = this.opts.store.current;
+    this.opts.view.setApplicationMenu(
+      applicationMenu({
+        platform: this.opts.platform,
+        isPackaged: this.opts.isPackaged,
+        remoteHubs: s.remoteHubs,
+        activeRemoteId: s.activeRemoteId,
+        localPort: this.hub?.port ?? s.hub.port,
+      }),
+    );
+  }
+
+  private stopPolling(): void {
+    this.poller?.stop();
+    this.poller = null;
+  }
+
+  private async closeHub(): Promise<void> {
+    const hub = this.hub;
+    if (hub === null) return;
+    this.hub = null;
+    try {
+      await hub.close();
+    } catch (err) {
+      this.log(`semscope: closing the local hub failed: ${errMessage(err)}`);
+    }
+  }
+}
+
+function errMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

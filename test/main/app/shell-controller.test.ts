@@ -1,0 +1,284 @@
+// The shell's behaviour against a real in-process hub (createHub on a free port) and a recording
+// ShellView: what the window is pointed at, what is notified and counted, how settings apply.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { DEFAULT_THRESHOLDS, type AlertEngine } from "../../../shared/alerts/index.js";
+import type { FocusSemaphore, Settings } from "../../../shared/ipc/ipc-contract.js";
+import type { Alert } from "../../../shared/protocol/types.js";
+import type { NotificationText } from "../../../main/app/alert-notifier.js";
+import type { MenuItemData } from "../../../main/app/menu-template.js";
+import type { TrustedOrigin } from "../../../main/app/navigation-policy.js";
+import { ShellController, type ShellView } from "../../../main/app/shell-controller.js";
+import type { LocalHubOptions, ShellHub, StartHub } from "../../../main/app/shell-hub.js";
+import type { TrayState } from "../../../main/app/tray-state.js";
+import { createHub } from "../../../main/hub/index.js";
+import { defaultSettings } from "../../../main/settings/settings-schema.js";
+import { SettingsStore } from "../../../main/settings/settings-store.js";
+import { makeAlert } from "./make-alert.js";
+
+class RecordingView implements ShellView {
+  shown: { url: string; trusted: TrustedOrigin }[] = [];
+  notes: { text: NotificationText; silent: boolean; onClick: () => void }[] = [];
+  focused = 0;
+  focus: FocusSemaphore[] = [];
+  settingsShown = 0;
+  menus: MenuItemData[][] = [];
+  trays: TrayState[] = [];
+  problems: { title: string; detail: string }[] = [];
+  quits = 0;
+  show = async (url: string, trusted: TrustedOrigin) => {
+    this.shown.push({ url, trusted });
+  };
+  focusWindow = () => void this.focused++;
+  sendFocusSemaphore = (f: FocusSemaphore) => void this.focus.push(f);
+  sendShowSettings = () => void this.settingsShown++;
+  setApplicationMenu = (m: MenuItemData[]) => void this.menus.push(m);
+  setTray = (s: TrayState) => void this.trays.push(s);
+  notify = (text: NotificationText, opts: { silent: boolean; onClick: () => void }) => void this.notes.push({ text, ...opts });
+  reportProblem = (title: string, detail: string) => void this.problems.push({ title, detail });
+  quit = () => void this.quits++;
+}
+
+let dir: string;
+let view: RecordingView;
+let controller: ShellController | undefined;
+const started: ShellHub[] = [];
+const hubOptions: LocalHubOptions[] = [];
+
+/** The real hub, always on a free port (the test cannot own 7420); remembers what it was asked. */
+const realHub: StartHub = async (opts) => {
+  hubOptions.push(opts);
+  const hub = await createHub({ ...opts, port: 0, log: () => undefined });
+  started.push(hub);
+  return hub;
+};
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "semscope-shell-"));
+  view = new RecordingView();
+  started.length = 0;
+  hubOptions.length = 0;
+});
+afterEach(async () => {
+  await controller?.shutdown();
+  controller = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function storeWith(change: (s: Settings) => void = () => undefined): Promise<SettingsStore> {
+  const s = defaultSettings();
+  change(s);
+  writeFileSync(join(dir, "settings.json"), JSON.stringify(s));
+  return SettingsStore.open(join(dir, "settings.json"));
+}
+
+function make(store: SettingsStore, extra: Partial<ConstructorParameters<typeof ShellController>[0]> = {}): ShellController {
+  controller = new ShellController({ store, startHub: realHub, view, platform: "linux", isPackaged: true, localPollMs: 10, remotePollMs: 10, log: () => undefined, ...extra });
+  return controller;
+}
+
+/** Raises a critical leak on `engine` the way an agent's messages would. */
+function raiseLeak(engine: AlertEngine, service = "checkout"): void {
+  const now = Date.now();
+  const agentId = `agent-${service}`;
+  engine.hello(agentId, { agentId, service, instance: "web-1", pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: now }, now);
+  const info = { id: "db", name: "db", kind: "semaphore", cap: 10, queue: "fifo", maxWaiters: null, acquireTimeoutMs: null, leaseTimeoutMs: null, leakThresholdMs: 10_000, scope: "process" } as const;
+  engine.register(agentId, [info], now);
+  engine.events(agentId, { items: [{ t: now, id: "db", type: "leak_suspected", holderId: "h1", heldMs: 12_000 }] }, now);
+}
+
+describe("ShellController with the local hub", () => {
+  it("starts the hub on loopback with the settings' port, token and thresholds, and shows its dashboard", async () => {
+    const staticDir = join(dir, "renderer");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(staticDir);
+    writeFileSync(join(staticDir, "index.html"), "<!doctype html><title>dash</title>");
+    const store = await storeWith((s) => {
+      s.hub = { port: 7777, token: "t0k" };
+      s.thresholds = { convoy: { windowMs: 9000 } };
+    });
+    const c = make(store, { staticDir, record: join(dir, "rec.ndjson") });
+    expect(await c.start()).toBe(true);
+    expect(hubOptions).toEqual([{ host: "127.0.0.1", port: 7777, token: "t0k", record: join(dir, "rec.ndjson"), staticDir, thresholds: { convoy: { windowMs: 9000 } } }]);
+    const hub = started[0];
+    expect(view.shown).toEqual([{ url: `${hub.url}/`, trusted: { origin: hub.url, local: true } }]);
+    expect(c.trustedOrigin).toEqual({ origin: hub.url, local: true });
+    expect(c.connection()).toEqual({ mode: "local", name: "Local hub", url: hub.url, token: "t0k" });
+    // The hub really serves the dashboard (static files need no token; its API does).
+    expect(await (await fetch(`${hub.url}/`)).text()).toContain("<title>dash</title>");
+    expect((await fetch(`${hub.url}/api/state`)).status).toBe(401);
+    expect((await fetch(`${hub.url}/api/state`, { headers: { Authorization: "Bearer t0k" } })).status).toBe(200);
+    expect((started[0].engine as AlertEngine).thresholds.convoy.windowMs).toBe(9000);
+    expect(view.menus.at(-1)?.map((m) => ("label" in m ? m.label : ""))).toContain("&Hub");
+  });
+
+  it("notifies a new critical alert; a click focuses the window and that semaphore; the tray counts it", async () => {
+    const c = make(await storeWith());
+    await c.start();
+    await vi.waitFor(() => expect(view.trays.at(-1)).toMatchObject({ count: 0, level: "ok" }));
+    raiseLeak(started[0].engine as AlertEngine);
+    await vi.waitFor(() => expect(view.notes).toHaveLength(1));
+    const note = view.notes[0];
+    expect(note.text.title).toBe("Critical: leak — db on checkout/web-1");
+    expect(note.silent).toBe(false);
+    await vi.waitFor(() => expect(view.trays.at(-1)).toMatchObject({ count: 1, critical: 1, level: "critical", title: "1" }));
+    note.onClick();
+    expect(view.focused).toBe(1);
+    const alert = (started[0].engine as AlertEngine).activeAlerts()[0];
+    expect(view.focus).toEqual([{ key: "checkout/web-1/db", alertId: alert.id }]);
+    // Still active: not notified again.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(view.notes).toHaveLength(1);
+  });
+
+  it("follows notification preferences: disabled, nothing is notified, the tray still counts", async () => {
+    const c = make(await storeWith((s) => (s.notifications.enabled = false)));
+    await c.start();
+    await vi.waitFor(() => expect(view.trays.length).toBeGreaterThan(0));
+    raiseLeak(started[0].engine as AlertEngine);
+    await vi.waitFor(() => expect(view.trays.at(-1)).toMatchObject({ count: 1 }));
+    expect(view.notes).toEqual([]);
+  });
+
+  it("falls back to a free port, and says so, when the configured one is taken", async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", r));
+    const taken = (blocker.address() as { port: number }).port;
+    try {
+      const c = make(await storeWith((s) => (s.hub.port = taken)), { startHub: (o) => createHub({ ...o, log: () => undefined }).then((h) => (started.push(h), h)) });
+      expect(await c.start()).toBe(true);
+      expect(started[0].port).not.toBe(taken);
+      expect(view.problems[0].title).toBe(`Port ${taken} is not available`);
+      expect(view.problems[0].detail).toContain("agents configured for");
+      expect(view.shown).toHaveLength(1);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("reports a hub that cannot start at all, and shows nothing", async () => {
+    const c = make(await storeWith(), { startHub: () => Promise.reject(new Error("boom")) });
+    expect(await c.start()).toBe(false);
+    expect(view.problems).toEqual([{ title: "The local hub could not start", detail: "boom; on a free port: boom" }]);
+    expect(view.shown).toEqual([]);
+    expect(c.trustedOrigin).toBeNull();
+  });
+
+  it("reports a settings file that was replaced, before anything else", async () => {
+    writeFileSync(join(dir, "settings.json"), "{ broken");
+    const c = make(await SettingsStore.open(join(dir, "settings.json")));
+    await c.start();
+    expect(view.problems[0].title).toBe("Settings were reset");
+    expect(view.problems[0].detail).toContain("it is not valid JSON");
+    expect(view.shown).toHaveLength(1);
+    expect(c.settingsView().problem).toContain("it is not valid JSON");
+  });
+
+  it("applies saved thresholds at once, without a reconnect; refuses bad settings with the reason", async () => {
+    const c = make(await storeWith());
+    await c.start();
+    const next = { ...c.settingsView().settings, thresholds: { timeouts: { ratio: 0.2 } } };
+    expect(await c.saveSettings(next)).toEqual({ ok: true, settings: next, reconnecting: false });
+    const engine = started[0].engine as AlertEngine;
+    expect(engine.thresholds.timeouts.ratio).toBe(0.2);
+    // Removing the override returns the rule to its default.
+    await c.saveSettings({ ...next, thresholds: {} });
+    expect(engine.thresholds).toEqual(DEFAULT_THRESHOLDS);
+    expect(await c.saveSettings({ ...next, hub: { port: -5, token: null } })).toEqual({ ok: false, error: "hub.port: must be in 1..65535" });
+    expect(started).toHaveLength(1);
+  });
+
+  it("restarts the hub after the reply when its port or token changes", async () => {
+    const c = make(await storeWith());
+    await c.start();
+    const first = started[0];
+    const r = await c.saveSettings({ ...c.settingsView().settings, hub: { port: 7999, token: "n3w" } });
+    expect(r).toMatchObject({ ok: true, reconnecting: true });
+    await vi.waitFor(() => expect(view.shown).toHaveLength(2));
+    expect(hubOptions[1]).toMatchObject({ port: 7999, token: "n3w" });
+    await expect(fetch(`${first.url}/healthz`)).rejects.toThrow();
+    expect(c.connection().token).toBe("n3w");
+  });
+
+  it("closes the hub on shutdown and refuses saves after it", async () => {
+    const c = make(await storeWith());
+    await c.start();
+    const hub = started[0];
+    expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
+    await c.shutdown();
+    await expect(fetch(`${hub.url}/healthz`)).rejects.toThrow();
+    expect(c.localHub).toBeNull();
+    expect(await c.saveSettings(c.settingsView().settings)).toEqual({ ok: false, error: "the app is quitting" });
+    await c.shutdown(); // idempotent
+  });
+});
+
+describe("ShellController with a remote hub", () => {
+  const remote = { id: "prod", name: "Production", url: "https://hub.example.com", token: "r3mote" };
+
+  it("shows the remote dashboard untrusted for settings, reads its alerts, and starts no local hub", async () => {
+    let alerts: Alert[] = [];
+    const reader = vi.fn((_origin: string, _token: string | null) => () => Promise.resolve(alerts));
+    const c = make(
+      await storeWith((s) => {
+        s.remoteHubs = [remote];
+        s.activeRemoteId = "prod";
+      }),
+      { remoteReader: reader },
+    );
+    await c.start();
+    expect(started).toEqual([]);
+    expect(reader).toHaveBeenCalledWith("https://hub.example.com", "r3mote");
+    expect(view.shown).toEqual([{ url: "https://hub.example.com/", trusted: { origin: "https://hub.example.com", local: false } }]);
+    expect(c.connection()).toEqual({ mode: "remote", name: "Production", url: "https://hub.example.com", token: "r3mote" });
+    await vi.waitFor(() => expect(view.trays.length).toBeGreaterThan(0));
+    alerts = [makeAlert()];
+    await vi.waitFor(() => expect(view.notes).toHaveLength(1));
+    expect(view.trays.at(-1)).toMatchObject({ tooltip: "Semscope — Production: 1 active alert (1 critical)" });
+    // Settings… does not reach a remote page.
+    c.onMenuAction({ type: "show-settings" });
+    expect(view.settingsShown).toBe(0);
+  });
+
+  it("shows the hub as unreachable in the tray while it cannot be read", async () => {
+    const c = make(
+      await storeWith((s) => {
+        s.remoteHubs = [remote];
+        s.activeRemoteId = "prod";
+      }),
+      { remoteReader: () => () => Promise.reject(new Error("ECONNREFUSED")) },
+    );
+    await c.start();
+    await vi.waitFor(() => expect(view.trays.at(-1)).toMatchObject({ level: "offline", tooltip: "Semscope — Production unreachable" }));
+  });
+
+  it("switches between the local hub and a remote one from the Hub menu", async () => {
+    const c = make(await storeWith((s) => (s.remoteHubs = [remote])), { remoteReader: () => () => Promise.resolve([]) });
+    await c.start();
+    const local = started[0];
+    c.onMenuAction({ type: "switch-hub", remoteId: "prod" });
+    await vi.waitFor(() => expect(view.shown).toHaveLength(2));
+    expect(view.shown[1].trusted).toEqual({ origin: "https://hub.example.com", local: false });
+    await expect(fetch(`${local.url}/healthz`)).rejects.toThrow();
+    c.onMenuAction({ type: "switch-hub", remoteId: null });
+    await vi.waitFor(() => expect(view.shown).toHaveLength(3));
+    expect(view.shown[2].trusted.local).toBe(true);
+    expect(started).toHaveLength(2);
+  });
+});
+
+describe("ShellController menu actions", () => {
+  it("shows the window, the settings view (local only) and quits", async () => {
+    const c = make(await storeWith());
+    await c.start();
+    c.onMenuAction({ type: "show-window" });
+    c.onMenuAction({ type: "show-settings" });
+    c.onMenuAction({ type: "quit" });
+    expect(view.focused).toBe(2);
+    expect(view.settingsShown).toBe(1);
+    expect(view.quits).toBe(1);
+  });
+});

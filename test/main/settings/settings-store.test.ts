@@ -1,0 +1,116 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS, defaultSettings } from "../../../main/settings/settings-schema.js";
+import { loadSettings, SettingsStore, writeSettingsFile } from "../../../main/settings/settings-store.js";
+
+let dir: string;
+let file: string;
+const now = () => new Date("2026-01-02T03:04:05.678Z");
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "semscope-settings-"));
+  file = join(dir, "settings.json");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("loadSettings", () => {
+  it("gives the defaults without a problem when there is no file yet, and writes nothing", async () => {
+    expect(await loadSettings(file)).toEqual({ settings: DEFAULT_SETTINGS, problem: null, backup: null });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("loads a valid file", async () => {
+    const s = defaultSettings();
+    s.hub.port = 7555;
+    writeFileSync(file, JSON.stringify(s));
+    expect(await loadSettings(file)).toEqual({ settings: s, problem: null, backup: null });
+  });
+
+  it.each([
+    ["not JSON", "{ this is not json", "it is not valid JSON"],
+    ["empty (a crash mid-write by another program)", "", "it is not valid JSON"],
+    ["JSON breaking the rules", JSON.stringify({ ...defaultSettings(), hub: { port: -1, token: null } }), "it breaks the settings rules: hub.port: must be in 1..65535"],
+    ["JSON of the wrong type", "[1,2,3]", "it breaks the settings rules"],
+    ["from a future version", JSON.stringify({ ...defaultSettings(), version: 9 }), "it breaks the settings rules: version: must be 1"],
+  ])("reports a file that is %s, keeps it aside and replaces it by the defaults", async (_name, content, reason) => {
+    writeFileSync(file, content);
+    const loaded = await loadSettings(file, { now });
+    expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+    expect(loaded.problem).toContain(`The settings in ${file} could not be used: ${reason}`);
+    expect(loaded.problem).toContain("Defaults are in force. It was kept as settings.json.corrupt-2026-01-02T03-04-05-678Z.");
+    expect(loaded.backup).toBe(`${file}.corrupt-2026-01-02T03-04-05-678Z`);
+    expect(readFileSync(loaded.backup!, "utf8")).toBe(content);
+    // The defaults are on disk now, and load cleanly next time.
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(DEFAULT_SETTINGS);
+    expect(await loadSettings(file)).toEqual({ settings: DEFAULT_SETTINGS, problem: null, backup: null });
+  });
+
+  it("reports a settings path it cannot read (a folder) without throwing", async () => {
+    mkdirSync(file);
+    writeFileSync(join(file, "x"), "");
+    const loaded = await loadSettings(file, { now });
+    expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+    expect(loaded.problem).toMatch(/could not be read \(EISDIR/);
+  });
+
+  it("reports, and still runs on defaults, when the unusable file can neither be moved nor replaced", async () => {
+    if (process.getuid?.() === 0) return; // root ignores the folder's permissions: nothing to provoke
+    writeFileSync(file, "garbage");
+    const { chmodSync } = await import("node:fs");
+    chmodSync(dir, 0o500);
+    try {
+      const loaded = await loadSettings(file, { now });
+      expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+      expect(loaded.problem).toContain("could not be moved aside");
+      expect(loaded.problem).toContain("Writing the defaults failed too");
+      expect(loaded.backup).toBeNull();
+    } finally {
+      chmodSync(dir, 0o700);
+    }
+  });
+});
+
+describe("writeSettingsFile", () => {
+  it("writes atomically: no temp file left, the folder created, readable by the user only", async () => {
+    const nested = join(dir, "a", "b", "settings.json");
+    await writeSettingsFile(nested, defaultSettings());
+    expect(JSON.parse(readFileSync(nested, "utf8"))).toEqual(DEFAULT_SETTINGS);
+    expect(readdirSync(join(dir, "a", "b"))).toEqual(["settings.json"]);
+    if (process.platform !== "win32") expect(statSync(nested).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("SettingsStore", () => {
+  it("exposes the load problem, and hands out copies", async () => {
+    writeFileSync(file, "{");
+    const store = await SettingsStore.open(file, { now });
+    expect(store.problem).toContain("it is not valid JSON");
+    const copy = store.current;
+    copy.hub.port = 1;
+    expect(store.current.hub.port).toBe(7420);
+  });
+
+  it("saves valid settings to disk and makes them current; refuses invalid ones without touching either", async () => {
+    const store = await SettingsStore.open(file);
+    const next = { ...store.current, hub: { port: 8111, token: "t0ken" } };
+    expect(await store.save(next)).toEqual({ ok: true, settings: next });
+    expect(store.current.hub).toEqual({ port: 8111, token: "t0ken" });
+    expect(JSON.parse(readFileSync(file, "utf8")).hub).toEqual({ port: 8111, token: "t0ken" });
+
+    const refused = await store.save({ ...next, hub: { port: 0, token: null } });
+    expect(refused).toEqual({ ok: false, error: "hub.port: must be in 1..65535" });
+    expect(store.current.hub.port).toBe(8111);
+    expect(JSON.parse(readFileSync(file, "utf8")).hub.port).toBe(8111);
+  });
+
+  it("runs concurrent saves one at a time: the file and current agree on the last", async () => {
+    const store = await SettingsStore.open(file);
+    const ports = [7001, 7002, 7003, 7004, 7005];
+    await Promise.all(ports.map((port) => store.save({ ...store.current, hub: { port, token: null } })));
+    expect(store.current.hub.port).toBe(7005);
+    expect(JSON.parse(readFileSync(file, "utf8")).hub.port).toBe(7005);
+    expect(readdirSync(dir)).toEqual(["settings.json"]);
+  });
+});
