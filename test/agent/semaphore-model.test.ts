@@ -363,6 +363,10 @@ async function runSequence(mode: QueueMode, cfg: Config, cmds: readonly Cmd[]): 
   const model = new Model(mode, cfg);
   const real = new Map<number, RealWaiter>();
   const realGrants: number[] = [];
+  // Grant order is the permits' sequence, not the order promise callbacks run in: a waiter granted
+  // inside its own acquire() (work-conserving hand-off) resolves before a caller can attach to it.
+  const byGrantOrder = (): number[] =>
+    [...realGrants].sort((a, b) => (permitsById.get(a) as Permit)._seq - (permitsById.get(b) as Permit)._seq);
   const permitsById = new Map<number, Permit>();
   const controllers = Array.from({ length: CONTROLLERS }, () => new AbortController());
   const events: AgentEvent[] = [];
@@ -429,8 +433,8 @@ async function runSequence(mode: QueueMode, cfg: Config, cmds: readonly Cmd[]): 
     check(snap.inUse <= snap.cap || model.used > model.cap, () => `${step}: ${snap.inUse} held with cap ${snap.cap}`);
     // Admission order, grants included, exactly as the model says.
     check(
-      realGrants.length === model.grants.length && realGrants.every((id, i) => id === model.grants[i]),
-      () => `${step}: admission order [${realGrants.join(",")}], model [${model.grants.join(",")}]`,
+      realGrants.length === model.grants.length && byGrantOrder().every((id, i) => id === model.grants[i]),
+      () => `${step}: admission order [${byGrantOrder().join(",")}], model [${model.grants.join(",")}]`,
     );
     // Every acquire settled as the model says; a rejected waiter never got a permit.
     for (const [id, want] of model.outcomes) {
