@@ -1,0 +1,40 @@
+// `npm start` builds what is missing or older than its sources, so a fresh clone runs in one command.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    const m = entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs;
+    if (m > newest) newest = m;
+  }
+  return newest;
+}
+
+function stale(output: string, sources: readonly string[]): boolean {
+  const out = join(root, output);
+  if (!existsSync(out)) return true;
+  const built = statSync(out).mtimeMs;
+  return sources.some((s) => existsSync(join(root, s)) && newestMtime(join(root, s)) > built);
+}
+
+function run(script: string): void {
+  console.error(`semscope: npm run ${script}`);
+  const r = spawnSync("npm", ["run", "-s", script], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+  if (r.status !== 0) throw new Error(`npm run ${script} failed (exit ${r.status ?? r.signal})`);
+}
+
+/** The dashboard, served by the hub in web mode and loaded by the Electron window. */
+export function buildRendererIfNeeded(): string {
+  if (stale("renderer/dist/index.html", ["renderer/src", "renderer/index.html", "shared"])) run("build:renderer");
+  return join(root, "renderer", "dist");
+}
+
+/** The Electron main process and preload. */
+export function buildMainIfNeeded(): void {
+  if (stale("dist/main/electron/main.js", ["main", "shared"])) run("build:main");
+}

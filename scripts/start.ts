@@ -1,0 +1,52 @@
+// `npm start`: the desktop app with its hub and the built-in demo. Where the Electron binary is
+// missing (as on build machines without internet), say so in one line and serve web mode instead.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { startDemo } from "../agent/demo/fleet.js";
+import { buildMainIfNeeded, buildRendererIfNeeded } from "./build-if-needed.js";
+import { type LaunchOptions, parseLaunchArgs } from "./launch-options.js";
+import { runWeb } from "./web.js";
+
+const root = join(import.meta.dirname, "..");
+
+/** The Electron binary's path, or why there is none. */
+export function electronBinary(): { path: string } | { missing: string } {
+  try {
+    // The electron package exports the path of the binary it downloaded at install time.
+    const path = createRequire(import.meta.url)("electron") as unknown;
+    if (typeof path === "string" && existsSync(path)) return { path };
+    return { missing: "the electron package has no binary" };
+  } catch (err) {
+    return { missing: (err as Error).message.split("\n")[0] ?? "electron failed to load" };
+  }
+}
+
+async function main(): Promise<void> {
+  let opts: LaunchOptions;
+  try {
+    opts = parseLaunchArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`semscope: ${(err as Error).message}`);
+    process.exit(2);
+  }
+  const electron = opts.web ? { missing: "--web given" } : electronBinary();
+  if ("missing" in electron) {
+    console.error(`semscope: Electron cannot start here (${electron.missing}); serving web mode instead.`);
+    await runWeb(opts);
+    return;
+  }
+  buildRendererIfNeeded();
+  buildMainIfNeeded();
+  const args = [root, `--port=${opts.port}`];
+  const env = { ...process.env, ...(opts.token !== undefined ? { SEMSCOPE_TOKEN: opts.token } : {}) };
+  const app = spawn(electron.path, args, { stdio: "inherit", env });
+  // The app hosts the hub; the demo streams to it as any real service would.
+  const demo = opts.demo ? await startDemo({ url: `http://127.0.0.1:${opts.port}`, token: opts.token, log: () => {} }) : undefined;
+  app.on("exit", (code) => {
+    void (demo?.stop() ?? Promise.resolve()).then(() => process.exit(code ?? 0));
+  });
+}
+
+void main();
