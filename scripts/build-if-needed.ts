@@ -5,10 +5,11 @@ import { join } from "node:path";
 
 const root = join(import.meta.dirname, "..");
 
-function newestMtime(dir: string): number {
+function newestMtime(path: string): number {
+  if (!statSync(path).isDirectory()) return statSync(path).mtimeMs;
   let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const p = join(path, entry.name);
     const m = entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs;
     if (m > newest) newest = m;
   }

@@ -1,27 +1,14 @@
 // `npm start`: the desktop app with its hub and the built-in demo. Where the Electron binary is
 // missing (as on build machines without internet), say so in one line and serve web mode instead.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { startDemo } from "../agent/demo/fleet.js";
+import { electronBinary } from "./electron-binary.js";
 import { buildMainIfNeeded, buildRendererIfNeeded } from "./build-if-needed.js";
 import { type LaunchOptions, parseLaunchArgs } from "./launch-options.js";
 import { runWeb } from "./web.js";
 
 const root = join(import.meta.dirname, "..");
-
-/** The Electron binary's path, or why there is none. */
-export function electronBinary(): { path: string } | { missing: string } {
-  try {
-    // The electron package exports the path of the binary it downloaded at install time.
-    const path = createRequire(import.meta.url)("electron") as unknown;
-    if (typeof path === "string" && existsSync(path)) return { path };
-    return { missing: "the electron package has no binary" };
-  } catch (err) {
-    return { missing: (err as Error).message.split("\n")[0] ?? "electron failed to load" };
-  }
-}
 
 async function main(): Promise<void> {
   let opts: LaunchOptions;
@@ -49,4 +36,4 @@ async function main(): Promise<void> {
   });
 }
 
-void main();
+if (import.meta.url === `file://${process.argv[1]}`) void main();
