@@ -20,6 +20,13 @@ const HIGH_RATE_SAMPLE_MASK = 7;
 /** setTimeout's ceiling: a longer delay is not refused but fires after 1 ms (TimeoutOverflowWarning). */
 const MAX_TIMER_MS = 2_147_483_647;
 
+// One executor for every waiter's promise: a closure per acquire() would be one more object (and
+// its context) per queued waiter. The executor runs synchronously inside `new Promise`.
+let captured: Waiter["settle"] | undefined;
+function captureSettle(resolve: Waiter["settle"]): void {
+  captured = resolve;
+}
+
 export interface SemaphoreCounters {
   acquired: number;
   released: number;
@@ -123,9 +130,9 @@ export abstract class SemaphoreCore implements PermitOwner {
 
   /** Queue a waiter; returns the promise acquire() hands back. */
   protected enqueue(w: Waiter, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<Permit> {
-    const promise = new Promise<Permit>((resolve) => {
-      w.settle = resolve;
-    });
+    const promise = new Promise<Permit>(captureSettle);
+    w.settle = captured as Waiter["settle"];
+    captured = undefined;
     this.queue.push(w);
     if (timeoutMs !== undefined) this.armTimeout(w, timeoutMs, timeoutMs);
     if (signal !== undefined) {
