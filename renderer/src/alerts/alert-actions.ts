@@ -1,0 +1,33 @@
+// What the alert views do with an alert: acknowledge it on the hub, and open what it is about
+// at the moment it was raised.
+import type { Alert } from "../../../shared/protocol/types.js";
+import type { AppServices } from "../app/context.js";
+import { alertTarget } from "../logic/alert-target.js";
+
+export async function acknowledge(app: AppServices, alert: Alert): Promise<void> {
+  const { alert: updated } = await app.client.request("alert:ack", { id: alert.id });
+  // The next delta says the same; applying the answer now makes the button respond at once.
+  app.store.upsertAlert(updated);
+}
+
+export function openAlert(app: AppServices, alert: Alert): void {
+  const t = alertTarget(alert);
+  switch (t.kind) {
+    case "semaphore":
+      app.navigate({ view: "semaphore", key: t.key, at: alert.raisedAt });
+      return;
+    case "fleet":
+      app.navigate({ view: "fleet", service: t.service, name: t.name, at: alert.raisedAt });
+      return;
+    case "instance":
+      app.navigate({ view: "overview", mode: "instances", q: `svc:${t.service} inst:${t.instance}` });
+  }
+}
+
+/** "db on checkout/web-1", "search/upstream (fleet)", "checkout/web-1 (agent)". */
+export function targetLabel(alert: Alert): string {
+  const t = alertTarget(alert);
+  if (t.kind === "fleet") return `${t.service} / ${t.name} (fleet)`;
+  if (t.kind === "instance") return `${t.service} / ${t.instance}`;
+  return alert.instance !== undefined ? `${alert.service} / ${alert.instance} / ${alert.semaphore ?? t.key.split("/").pop()}` : t.key;
+}

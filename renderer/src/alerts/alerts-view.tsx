@@ -1,0 +1,126 @@
+// Alerts: active, history, muted, and the rules' thresholds. A list on the left (j/k move,
+// Enter opens the semaphore at the moment the alert was raised), the selected alert's evidence
+// on the right.
+import "./alerts.css";
+import { useEffect, useMemo, useState } from "react";
+import type { Alert } from "../../../shared/protocol/types.js";
+import { useApp, useChannel, useMutesVersion } from "../app/context.js";
+import { stepOf, useKeyHandler } from "../app/keyboard.js";
+import { RULE_LABEL } from "../logic/alert-target.js";
+import { fmtAgo, fmtWhen } from "../logic/format.js";
+import type { AlertsTab } from "../logic/route.js";
+import { openAlert, targetLabel } from "./alert-actions.js";
+import { EvidenceView } from "./evidence-view.js";
+import { RulesPanel } from "./rules-panel.js";
+
+const TABS: { id: AlertsTab; label: string }[] = [
+  { id: "active", label: "Active" },
+  { id: "history", label: "History" },
+  { id: "muted", label: "Muted" },
+  { id: "rules", label: "Rules" },
+];
+
+export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; selectedId?: string }) {
+  const app = useApp();
+  const { store, mutes, navigate } = app;
+  const av = useChannel("alerts");
+  const mv = useMutesVersion();
+  const [selected, setSelected] = useState<string | null>(selectedId ?? null);
+  // Re-render the "3m ago" labels now and then.
+  const [, setClock] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => setClock((c) => c + 1), 15_000);
+    return () => clearInterval(t);
+  }, []);
+
+  const lists = useMemo(() => {
+    const active: Alert[] = [];
+    const muted: Alert[] = [];
+    for (const a of store.alertList()) {
+      if (a.resolvedAt !== null) continue;
+      (mutes.until(a) !== null ? muted : active).push(a);
+    }
+    return { active, history: store.alertList(), muted, rules: [] as Alert[] };
+    // av, mv: versions of the alerts and the mutes.
+  }, [store, mutes, av, mv]);
+  const list = lists[tab];
+  const index = list.findIndex((a) => a.id === selected);
+  const current = index >= 0 ? list[index] : list[0];
+
+  useKeyHandler((e) => {
+    if (tab === "rules") return false;
+    const step = stepOf(e);
+    if (step !== null && list.length > 0) {
+      const i = Math.max(0, Math.min(list.length - 1, (index < 0 ? 0 : index) + step));
+      setSelected(list[i].id);
+      document.querySelector(`[data-alert-id="${CSS.escape(list[i].id)}"]`)?.scrollIntoView({ block: "nearest" });
+      return true;
+    }
+    if (e.key === "Enter" && current !== undefined) {
+      openAlert(app, current);
+      return true;
+    }
+    return false;
+  });
+
+  const now = store.now();
+  return (
+    <section className="view alerts" data-testid="alerts">
+      <div className="toolbar">
+        <div className="segmented" role="tablist">
+          {TABS.map((t) => (
+            <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? "active" : ""} onClick={() => navigate({ view: "alerts", ...(t.id !== "active" ? { tab: t.id } : {}) }, { replace: true })}>
+              {t.label}
+              {t.id !== "rules" && <span className="chip-count">{lists[t.id].length}</span>}
+            </button>
+          ))}
+        </div>
+        <span className="muted small toolbar-right">Acknowledge is shared through the hub; mute is this browser only.</span>
+      </div>
+      {tab === "rules" ? (
+        <RulesPanel />
+      ) : list.length === 0 ? (
+        <div className="list-empty">{tab === "active" ? "No active alerts. Every semaphore is behaving." : tab === "muted" ? "Nothing muted." : "No alerts yet."}</div>
+      ) : (
+        <div className="alerts-body">
+          <ul className="alert-list" role="listbox" aria-label="Alerts">
+            {list.map((a) => {
+              const mutedUntil = mutes.until(a);
+              return (
+                <li
+                  key={a.id}
+                  role="option"
+                  aria-selected={a === current}
+                  data-alert-id={a.id}
+                  className={`alert-item sev-${a.severity} ${a === current ? "selected" : ""} ${a.resolvedAt !== null ? "resolved" : ""} ${mutedUntil !== null ? "muted-alert" : ""}`}
+                  onClick={() => setSelected(a.id)}
+                  onDoubleClick={() => openAlert(app, a)}
+                >
+                  <span className="alert-sev" />
+                  <div className="alert-main">
+                    <div className="alert-line">
+                      <strong>{RULE_LABEL[a.rule]}</strong>
+                      <span className="muted">{targetLabel(a)}</span>
+                    </div>
+                    <div className="alert-msg">{a.message}</div>
+                  </div>
+                  <div className="alert-meta">
+                    <span className="mono small" title={new Date(a.raisedAt).toLocaleString()}>
+                      {fmtWhen(a.raisedAt, now)}
+                    </span>
+                    <span className="muted small">{a.resolvedAt === null ? fmtAgo(a.raisedAt, now) : "resolved"}</span>
+                    <span className="alert-flags">
+                      {a.acknowledged && <span className="tag tag-muted">ack</span>}
+                      {mutedUntil !== null && <span className="tag tag-muted">muted</span>}
+                    </span>
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
+          <div className="alert-detail">{current !== undefined && <EvidenceView alert={current} />}</div>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,54 @@
+// Connected, but no agent has reported yet: show how to embed one, and where this hub is.
+import { DEFAULT_HUB } from "../data/hub-target.js";
+import { useApp } from "./context.js";
+
+const SNIPPET = [
+  'import { Semaphore, connect } from "semscope-agent";',
+  'connect({ service: "checkout" });',
+  'const db = new Semaphore({ name: "db", permits: 20 });',
+];
+
+export function EmptyState() {
+  const { target } = useApp();
+  const isDefault = target.url.replace(/\/$/, "") === DEFAULT_HUB;
+  return (
+    <div className="center-card">
+      <div className="card empty-card" data-testid="empty-state">
+        <h2>No semaphores yet</h2>
+        <p className="muted">
+          Semscope shows every semaphore an agent reports. Add the agent to a Node service with three lines, run it, and its
+          semaphores appear here within a second.
+        </p>
+        <pre className="code">
+          {SNIPPET.map((line) => (
+            <span key={line} className="code-line">
+              {line}
+              {"\n"}
+            </span>
+          ))}
+        </pre>
+        <dl className="facts">
+          <dt>Hub address</dt>
+          <dd>
+            <code data-testid="hub-address">{target.url}</code>
+          </dd>
+          <dt>Point agents at it</dt>
+          <dd>
+            {isDefault ? (
+              <>the default; nothing to set</>
+            ) : (
+              <>
+                <code>SEMSCOPE_URL={target.url}</code> or <code>connect({`{ service: "checkout", url: "${target.url}" }`})</code>
+              </>
+            )}
+            {target.token !== null && (
+              <>
+                , with the hub's token in <code>SEMSCOPE_TOKEN</code>
+              </>
+            )}
+          </dd>
+        </dl>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+// Chart colours come from the same CSS variables as the rest of the UI (app/theme.css), read
+// when a chart is created; a change of system theme re-creates the charts.
+
+export function cssVar(name: string, fallback = "#888"): string {
+  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  return v === "" ? fallback : v;
+}
+
+/** `#rrggbb` (or anything else, unchanged) with an alpha, for area fills. */
+export function withAlpha(color: string, alpha: number): string {
+  const m = /^#([0-9a-f]{6})$/i.exec(color);
+  if (m === null) return color;
+  const n = parseInt(m[1], 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+}
+
+export interface ChartColors {
+  axis: string;
+  grid: string;
+  text: string;
+  panel: string;
+  marker: string;
+  budget: string;
+  font: string;
+}
+
+export function chartColors(): ChartColors {
+  return {
+    axis: cssVar("--c-axis"),
+    grid: cssVar("--c-grid"),
+    text: cssVar("--text"),
+    panel: cssVar("--panel", "#fff"),
+    marker: cssVar("--c-marker"),
+    budget: cssVar("--c-budget"),
+    font: cssVar("--font", "sans-serif"),
+  };
+}

@@ -1,0 +1,241 @@
+// One uPlot per mount. The chart is created in an effect (never during render), fed by its
+// feed's arrays with setData at most once per animation frame through the shared scheduler,
+// and resized by a ResizeObserver in the same frame loop. React re-renders never touch it.
+import { useEffect, useRef } from "react";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+import { fmtClock, fmtCount, fmtDuration, fmtRate, fmtTimeTick } from "../logic/format.js";
+import type { ChartFeed, ChartSpec, Unit } from "./chart-spec.js";
+import { chartColors, cssVar, withAlpha } from "./chart-theme.js";
+import { cancelFrame, claimHeavyWork, scheduleFrame } from "./frame-scheduler.js";
+
+export interface ChartHandle {
+  spec: ChartSpec;
+  plot: uPlot;
+  feed: ChartFeed;
+}
+
+function fmtValue(unit: Unit, v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "—";
+  if (unit === "ms") return fmtDuration(v);
+  if (unit === "rate") return fmtRate(v);
+  return fmtCount(v);
+}
+
+function axisValues(unit: Unit): uPlot.Axis.Values {
+  return (_u, splits) => splits.map((v) => (unit === "ms" ? fmtDuration(v) : unit === "rate" ? fmtCount(v) : fmtCount(v)));
+}
+
+/** Counts and rates start at 0, with headroom for the marker labels; a flat zero line still gets a scale. */
+function yRange(_u: uPlot, _min: number, max: number): uPlot.Range.MinMax {
+  const top = Number.isFinite(max) && max > 0 ? max * 1.15 : 1;
+  return [0, top];
+}
+
+function showLatest(u: uPlot): void {
+  const n = u.data[0]?.length ?? 0;
+  if (n > 0) u.setLegend({ idx: n - 1 }, false);
+}
+
+function makeOptions(spec: ChartSpec, feed: ChartFeed, width: number, state: { ready: boolean }): uPlot.Options {
+  const c = chartColors();
+  const font = `11px ${c.font}`;
+  const axis = (scale: string, unit: Unit, side: 1 | 3): uPlot.Axis => ({
+    scale,
+    side,
+    stroke: c.axis,
+    font,
+    size: 52,
+    gap: 4,
+    grid: side === 3 ? { stroke: c.grid, width: 1 } : { show: false },
+    ticks: { show: false },
+    values: axisValues(unit),
+  });
+  const series: uPlot.Series[] = [
+    { label: "Time", value: (_u, v) => (v === null ? "—" : fmtClock(v)) },
+    ...spec.series.map((s): uPlot.Series => {
+      const color = cssVar(s.color);
+      const unit = s.unit ?? (s.scale === "y2" ? (spec.y2 ?? spec.y) : spec.y);
+      return {
+        label: s.label,
+        scale: s.scale ?? "y",
+        stroke: color,
+        width: s.width ?? 1.5,
+        ...(s.dash !== undefined ? { dash: s.dash } : {}),
+        ...(s.fill === true ? { fill: withAlpha(color, 0.12) } : {}),
+        points: { show: false },
+        value: (_u, v) => fmtValue(unit, v),
+      };
+    }),
+  ];
+  const axes: uPlot.Axis[] = [
+    {
+      stroke: c.axis,
+      font,
+      grid: { stroke: c.grid, width: 1 },
+      ticks: { show: false },
+      size: 26,
+      gap: 4,
+      space: 70,
+      // A tick at the very left would print over the y axis's labels: it goes unlabelled.
+      values: (u, splits, _axis, _space, incr) => splits.map((v) => (u.valToPos(v, "x") < 16 ? "" : fmtTimeTick(v, incr))),
+    },
+    axis("y", spec.y, 3),
+  ];
+  if (spec.y2 !== undefined) axes.push(axis("y2", spec.y2, 1));
+
+  return {
+    width,
+    height: spec.height,
+    ms: 1,
+    pxAlign: 0,
+    series,
+    axes,
+    scales: {
+      x: { time: true, range: (_u, min, max) => feed.xRange() ?? [min, max] },
+      y: { range: yRange },
+      ...(spec.y2 !== undefined ? { y2: { range: yRange } } : {}),
+    },
+    legend: { show: true, live: true },
+    cursor: { sync: { key: "semscope-detail" }, drag: { x: false, y: false }, points: { size: 6 } },
+    padding: [10, 18, 0, 0],
+    hooks: {
+      // Away from the cursor, the legend reads the latest point: a live readout, not dashes.
+      setCursor: [
+        (u) => {
+          // uPlot sets the cursor while it is still being built: too early for setLegend.
+          if (state.ready && (u.cursor.idx === null || u.cursor.idx === undefined)) showLatest(u);
+        },
+      ],
+      draw: [
+        (u) => {
+          const ctx = u.ctx;
+          const { left, top, width: w, height: h } = u.bbox;
+          ctx.save();
+          ctx.lineWidth = Math.max(1, devicePixelRatio);
+          // uPlot leaves the y axis's right alignment set.
+          ctx.textAlign = "left";
+          ctx.textBaseline = "alphabetic";
+          for (const level of feed.levels()) {
+            if (level.chartId !== spec.id) continue;
+            const y = u.valToPos(level.value, "y", true);
+            if (!(y >= top && y <= top + h)) continue;
+            ctx.strokeStyle = c.budget;
+            ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+            ctx.beginPath();
+            ctx.moveTo(left, y);
+            ctx.lineTo(left + w, y);
+            ctx.stroke();
+            ctx.setLineDash([]);
+            ctx.fillStyle = c.budget;
+            ctx.font = `${11 * devicePixelRatio}px ${c.font}`;
+            ctx.fillText(level.label, left + 6 * devicePixelRatio, y - 4 * devicePixelRatio);
+          }
+          // Lines on every chart, their labels only on the first, so the others stay readable.
+          const labelled = spec.id === "permits";
+          // Markers close together would print over each other: a label that would is left out.
+          let labelEnd = -Infinity;
+          const markers = [...feed.markers()].sort((a, b) => a.t - b.t);
+          for (const m of markers) {
+            const x = u.valToPos(m.t, "x", true);
+            if (!(x >= left && x <= left + w)) continue;
+            ctx.strokeStyle = c.marker;
+            ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+            ctx.beginPath();
+            ctx.moveTo(x, top);
+            ctx.lineTo(x, top + h);
+            ctx.stroke();
+            ctx.setLineDash([]);
+            if (!labelled || x < labelEnd) continue;
+            // On a chip of the panel colour, so the label reads over lines and the cap.
+            const dpr = devicePixelRatio;
+            ctx.font = `${10.5 * dpr}px ${c.font}`;
+            const labelWidth = ctx.measureText(m.label).width;
+            if (x + labelWidth + 8 * dpr > left + w) continue;
+            ctx.fillStyle = c.panel;
+            ctx.fillRect(x + 2 * dpr, top + 1 * dpr, labelWidth + 6 * dpr, 14 * dpr);
+            labelEnd = x + labelWidth + 12 * dpr;
+            ctx.fillStyle = c.marker;
+            ctx.fillText(m.label, x + 5 * dpr, top + 12 * dpr);
+          }
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+export interface UplotChartProps {
+  spec: ChartSpec;
+  feed: ChartFeed;
+  /** Bumped when the system theme flips: the chart is re-created with the new colours. */
+  themeKey: string;
+  onReady?: (handle: ChartHandle | null) => void;
+}
+
+export function UplotChart({ spec, feed, themeKey, onReady }: UplotChartProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  const readyRef = useRef(onReady);
+  readyRef.current = onReady;
+
+  useEffect(() => {
+    const el = ref.current;
+    if (el === null) return;
+    const columns = spec.series.map((s) => s.column);
+    const state = { ready: false };
+    let plot: uPlot | null = null;
+    let drawn = -1;
+    // Read here, once: no chart writes to the DOM in an effect (they are created later, with
+    // their data), so four charts' reads cost one layout. Later sizes come from the observer.
+    let width = Math.max(200, el.clientWidth);
+    // Created with its first data, so the first draw is the real one (an empty chart drawn and
+    // then redrawn costs two passes over axes and fonts).
+    const create = (): void => {
+      drawn = feed.version();
+      const p = new uPlot(makeOptions(spec, feed, width, state), feed.data(columns), el);
+      plot = p;
+      state.ready = true;
+      showLatest(p);
+      performance.mark("semscope:chart-created");
+      readyRef.current?.({ spec, plot: p, feed });
+    };
+    const draw = (): void => {
+      if (!feed.ready()) return;
+      if (plot === null) {
+        if (claimHeavyWork()) create();
+        else scheduleFrame(draw);
+        return;
+      }
+      if (plot.width !== width) plot.setSize({ width, height: spec.height });
+      const v = feed.version();
+      if (v === drawn) return;
+      drawn = v;
+      plot.setData(feed.data(columns));
+      if (plot.cursor.idx === null || plot.cursor.idx === undefined || (plot.cursor.left ?? -1) < 0) showLatest(plot);
+    };
+    const unsubscribe = feed.subscribe(() => {
+      // The first chart to get its data is created at once (nothing of it is on screen yet, so
+      // this is its one and only draw); the others, and every later update, go through the frame.
+      if (plot === null && feed.ready() && claimHeavyWork()) create();
+      else scheduleFrame(draw);
+    });
+    const observer = new ResizeObserver((entries) => {
+      const w = Math.floor(entries[entries.length - 1].contentRect.width);
+      if (w === width) return;
+      width = Math.max(200, w);
+      scheduleFrame(draw);
+    });
+    observer.observe(el);
+    return () => {
+      unsubscribe();
+      observer.disconnect();
+      cancelFrame(draw);
+      if (plot !== null) {
+        readyRef.current?.(null);
+        plot.destroy();
+      }
+    };
+  }, [spec, feed, themeKey]);
+
+  return <div className="chart-plot" ref={ref} style={{ minHeight: spec.height + 34 }} />;
+}

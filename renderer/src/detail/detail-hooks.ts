@@ -1,0 +1,62 @@
+// React's view of the detail feed and store: slow state only. The feed's status changes on a
+// load or a pause; its data changes every second but panels that read it (the Little's-law
+// readout) re-render at most once per `ms`.
+import { useEffect, useState, useSyncExternalStore } from "react";
+import type { FleetEntry } from "../../../shared/alerts/fleet.js";
+import type { UiSemaphore } from "../../../shared/ui-protocol/types.js";
+import { useApp, useChannel } from "../app/context.js";
+import type { DetailFeed, FeedStatus } from "../data/detail-feed.js";
+
+export function useFeedStatus(feed: DetailFeed): FeedStatus {
+  return useSyncExternalStore(feed.subscribeStatus, feed.getStatus);
+}
+
+/** A counter that moves at most once per `ms` while the feed's data changes. */
+export function useFeedTick(feed: DetailFeed, ms: number): number {
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let last = 0;
+    const fire = () => {
+      timer = null;
+      last = performance.now();
+      setTick((t) => t + 1);
+    };
+    const unsub = feed.subscribe(() => {
+      if (timer !== null) return;
+      timer = setTimeout(fire, Math.max(0, last + ms - performance.now()));
+    });
+    return () => {
+      unsub();
+      if (timer !== null) clearTimeout(timer);
+    };
+  }, [feed, ms]);
+  return tick;
+}
+
+/** The semaphore, re-rendering on every change of it (the numbers now). */
+export function useSemaphore(key: string): UiSemaphore | undefined {
+  const { store } = useApp();
+  return useSyncExternalStore(
+    (fn) => store.subscribe("semaphores", fn),
+    () => store.semaphore(key),
+  );
+}
+
+export function useFleetEntry(service: string, name: string): FleetEntry | undefined {
+  const { store } = useApp();
+  return useSyncExternalStore(
+    (fn) => store.subscribe("fleet", fn),
+    () => store.fleetEntry(service, name),
+  );
+}
+
+/**
+ * The semaphore as of its last change of status (or of the set of semaphores): for what is
+ * slow (name, status, instance), so the view around the charts does not re-render per sample.
+ */
+export function useSemaphoreSlow(key: string): UiSemaphore | undefined {
+  const { store } = useApp();
+  useChannel("structure");
+  return store.semaphore(key);
+}

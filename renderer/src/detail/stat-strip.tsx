@@ -1,0 +1,76 @@
+// The numbers now, above the charts: the latest sample (a semaphore) or the fleet's sums and
+// merged percentiles. Re-rendered per delta; a handful of text nodes.
+import { useRef } from "react";
+import type { FleetEntry } from "../../../shared/alerts/fleet.js";
+import { UtilBar } from "../app/widgets.js";
+import { fmtCount, fmtDuration, fmtRate } from "../logic/format.js";
+import { useSemaphore } from "./detail-hooks.js";
+
+function Stat({ label, value, sub, tone }: { label: string; value: string; sub?: string; tone?: "warn" | "bad" }) {
+  return (
+    <div className={`stat ${tone !== undefined ? `stat-${tone}` : ""}`}>
+      <span className="stat-label">{label}</span>
+      <span className="stat-value mono">{value}</span>
+      {sub !== undefined && <span className="stat-sub muted mono">{sub}</span>}
+    </div>
+  );
+}
+
+/** Seconds between the last two samples seen: counts in a sample are per interval. */
+function useSampleSeconds(t: number | null | undefined): number {
+  const seen = useRef<{ t: number | null; sec: number }>({ t: null, sec: 1 });
+  const cur = seen.current;
+  if (t !== null && t !== undefined && t !== cur.t) {
+    const d = cur.t === null ? 0 : t - cur.t;
+    // Only a plausible interval counts: a gap (a reconnect) would make rates look tiny.
+    seen.current = { t, sec: d > 0 && d <= 10_000 ? d / 1000 : cur.sec };
+  }
+  return seen.current.sec;
+}
+
+export function StatStrip({ semKey, fleet }: { semKey: string; fleet: FleetEntry | undefined }) {
+  const sem = useSemaphore(semKey);
+  const sec = useSampleSeconds(sem?.t);
+  if (sem !== undefined) {
+    const s = sem.last;
+    return (
+      <div className="stats" data-testid="stats">
+        <div className="stat stat-wide">
+          <span className="stat-label">In use</span>
+          <span className="stat-value mono">
+            {fmtCount(sem.inUse)} <span className="muted">/ {fmtCount(sem.cap)}</span>
+          </span>
+          <UtilBar inUse={sem.inUse} cap={sem.cap} />
+        </div>
+        <Stat label="Waiters" value={fmtCount(sem.waiters)} sub={sem.waiters > 0 ? `oldest ${fmtDuration(sem.oldestWaitMs)}` : "no queue"} tone={sem.waiters > 0 ? "warn" : undefined} />
+        <Stat label="Wait p50 / p99" value={s === null ? "—" : `${fmtDuration(s.waitMs.p50)} / ${fmtDuration(s.waitMs.p99)}`} />
+        <Stat label="Hold p50 / p99" value={s === null ? "—" : `${fmtDuration(s.holdMs.p50)} / ${fmtDuration(s.holdMs.p99)}`} sub={s === null ? undefined : `longest now ${fmtDuration(s.longestHoldMs)}`} />
+        <Stat label="Acquired" value={s === null ? "—" : fmtRate(s.acquired / sec)} sub={s === null ? undefined : `released ${fmtRate(s.released / sec)}`} />
+        <Stat
+          label="Timeouts + rejections"
+          value={s === null ? "—" : fmtRate((s.timeouts + s.rejections) / sec)}
+          tone={s !== null && s.timeouts + s.rejections > 0 ? "bad" : undefined}
+        />
+      </div>
+    );
+  }
+  if (fleet !== undefined) {
+    return (
+      <div className="stats" data-testid="stats">
+        <div className="stat stat-wide">
+          <span className="stat-label">In use (Σ replicas)</span>
+          <span className="stat-value mono">
+            {fmtCount(fleet.inUse)} <span className="muted">/ {fmtCount(fleet.cap)}</span>
+          </span>
+          <UtilBar inUse={fleet.inUse} cap={fleet.cap} budget={fleet.budget} />
+        </div>
+        <Stat label="Budget" value={fleet.budget === null ? "—" : fmtCount(fleet.budget)} sub={fleet.overBudget ? "caps exceed it" : undefined} tone={fleet.overBudget ? "bad" : undefined} />
+        <Stat label="Waiters" value={fmtCount(fleet.waiters)} tone={fleet.waiters > 0 ? "warn" : undefined} />
+        <Stat label="Fleet wait p50 / p99" value={`${fmtDuration(fleet.waitMs.p50)} / ${fmtDuration(fleet.waitMs.p99)}`} sub="merged histograms" />
+        <Stat label="Fleet hold p50 / p99" value={`${fmtDuration(fleet.holdMs.p50)} / ${fmtDuration(fleet.holdMs.p99)}`} />
+        <Stat label="Replicas" value={String(fleet.instances)} sub={fleet.scope === "global" ? "global N" : "N per replica"} />
+      </div>
+    );
+  }
+  return null;
+}

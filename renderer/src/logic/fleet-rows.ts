@@ -1,0 +1,69 @@
+// The fleet view: one row per (service, semaphore name), the replicas merged. The hub already
+// sums in-use and caps (against the budget) and merges the histograms for a real fleet p99
+// (shared/alerts/fleet.ts); this adds what the rows need on top: the worst replica status, how
+// many replicas are in trouble, and the sort and filter fields the instance list has.
+import type { FleetEntry } from "../../../shared/alerts/fleet.js";
+import type { SemaphoreItem } from "./overview-item.js";
+import { compareItems, type SortSpec } from "./sorting.js";
+import { utilization, worstStatus, type DisplayStatus } from "./status.js";
+
+export interface FleetRow extends SemaphoreItem {
+  entry: FleetEntry;
+  replicas: number;
+  /** Replicas not ok. */
+  troubled: number;
+  /** In use against the budget, when there is one (else against the cap). */
+  budgetUtil: number;
+}
+
+export function fleetRows(fleet: readonly FleetEntry[], items: readonly SemaphoreItem[]): FleetRow[] {
+  const members = new Map<string, SemaphoreItem[]>();
+  for (const it of items) {
+    const k = `${it.service}/${it.name}`;
+    let list = members.get(k);
+    if (list === undefined) members.set(k, (list = []));
+    list.push(it);
+  }
+  return fleet.map((f) => {
+    const list = members.get(f.key) ?? [];
+    let status: DisplayStatus = f.overBudget ? "saturated" : "ok";
+    let troubled = 0;
+    let oldest = 0;
+    let kind = "";
+    let latest: number | null = null;
+    for (const m of list) {
+      status = worstStatus(status, m.status);
+      if (m.status !== "ok") troubled++;
+      if (m.oldestWaitMs > oldest) oldest = m.oldestWaitMs;
+      kind ||= m.kind;
+      if (m.t !== null && (latest === null || m.t > latest)) latest = m.t;
+    }
+    return {
+      key: f.key,
+      agentId: "",
+      service: f.service,
+      instance: `${f.instances} replicas`,
+      name: f.name,
+      id: f.name,
+      kind,
+      cap: f.cap,
+      inUse: f.inUse,
+      waiters: f.waiters,
+      oldestWaitMs: oldest,
+      util: utilization(f.inUse, f.cap),
+      waitP99: f.waitMs.p99,
+      holdP99: f.holdMs.p99,
+      connected: true,
+      t: latest,
+      status,
+      entry: f,
+      replicas: f.instances,
+      troubled,
+      budgetUtil: utilization(f.inUse, f.budget ?? f.cap),
+    };
+  });
+}
+
+export function sortFleetRows(rows: FleetRow[], sort: SortSpec): FleetRow[] {
+  return rows.sort((a, b) => compareItems(a, b, sort));
+}

@@ -1,0 +1,62 @@
+// Entry point: find the hub (the preload's connection in the app, the page's origin in a
+// browser), connect to /ui, and render. The store and client live outside React.
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import "./app/theme.css";
+import "./app/app.css";
+import "./app/widgets.css";
+import { App } from "./app/app.js";
+import { AppContext, type AppServices } from "./app/context.js";
+import { back, navigate } from "./app/router.js";
+import { frameStats } from "./charts/frame-scheduler.js";
+import { FleetStore } from "./data/fleet-store.js";
+import { resolveHubTarget } from "./data/hub-target.js";
+import { MuteStore } from "./data/mute-store.js";
+import { UiClient } from "./data/ui-client.js";
+import { DetailFeed } from "./data/detail-feed.js";
+import { HOME, parseRoute } from "./logic/route.js";
+import { DEFAULT_WINDOW, windowMs } from "./logic/time-window.js";
+
+function localStorageOrNull(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const target = await resolveHubTarget();
+  const store = new FleetStore();
+  store.setConnection({ url: target.url, hasToken: target.token !== null });
+  const client = new UiClient(store, target);
+  const services: AppServices = {
+    store,
+    client,
+    mutes: new MuteStore(localStorageOrNull()),
+    target,
+    navigate,
+    back: () => back(HOME),
+  };
+  // For the benchmark and for poking at it from the devtools console.
+  (window as unknown as { __semscope: unknown }).__semscope = { store, frameStats };
+  client.start();
+  // Registered before React's own listener: a detail view's history is on its way while React renders it.
+  window.addEventListener("hashchange", () => {
+    const r = parseRoute(window.location.hash);
+    if ((r.view !== "semaphore" && r.view !== "fleet") || !store.hasSnapshot) return;
+    const target = r.view === "semaphore" ? { kind: "semaphore" as const, key: r.key } : { kind: "fleet" as const, service: r.service, name: r.name };
+    DetailFeed.prefetch(client, store, target, windowMs(r.window ?? DEFAULT_WINDOW), r.at !== undefined ? { at: r.at } : null);
+  });
+  const root = document.getElementById("root");
+  if (root === null) throw new Error("no #root");
+  createRoot(root).render(
+    <StrictMode>
+      <AppContext.Provider value={services}>
+        <App />
+      </AppContext.Provider>
+    </StrictMode>,
+  );
+}
+
+void main();

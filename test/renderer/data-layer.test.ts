@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import type { UiDelta, UiSnapshot } from "../../shared/ui-protocol/types.js";
+import { DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
+import { FleetStore } from "../../renderer/src/data/fleet-store.js";
+import { SeriesBuffer } from "../../renderer/src/data/series-buffer.js";
+import { SparkRing } from "../../renderer/src/data/sparkline-ring.js";
+import { sampleRow } from "../../renderer/src/logic/live-row.js";
+import { alert, sample, sem } from "./fixtures.js";
+
+const T = 1_700_000_000_000;
+
+describe("SeriesBuffer", () => {
+  it("loads a window with a null row over a gap and appends live points", () => {
+    const b = new SeriesBuffer(["inUse", "cap"] as const, 1000);
+    b.load({ tier: "1s", length: 4, partialLast: false, t: [T, T + 1000, T + 2000, T + 9000], intervalMs: [1000, 1000, 1000, 1000], inUse: [1, 2, 3, 4], cap: [5, 5, 5, 5] }, 1000);
+    expect(b.t).toEqual([T, T + 1000, T + 2000, T + 5500, T + 9000]);
+    expect(b.data.inUse).toEqual([1, 2, 3, null, 4]);
+    expect(b.latestT).toBe(T + 9000);
+    expect(b.append(T + 9000, { inUse: 9 })).toBe("stale");
+    expect(b.append(T + 10_000, { inUse: 5 })).toBe("appended");
+    expect(b.data.cap.at(-1)).toBeNull();
+    expect(b.append(T + 20_000, { inUse: 6, cap: 5 }, 1000)).toBe("gap");
+    expect(b.t.slice(-2)).toEqual([T + 15_000, T + 20_000]);
+    expect(b.data.inUse.slice(-2)).toEqual([null, 6]);
+  });
+
+  it("trims old rows in batches and finds rows by time", () => {
+    const b = new SeriesBuffer(["v"] as const);
+    for (let i = 0; i < 200; i++) b.append(T + i * 1000, { v: i });
+    const v = b.version;
+    b.trim(T + 10_000, 64);
+    expect(b.length).toBe(200);
+    expect(b.version).toBe(v);
+    b.trim(T + 100_000, 64);
+    expect(b.length).toBe(100);
+    expect(b.data.v[0]).toBe(100);
+    expect(b.indexAt(T + 150_500)).toBe(51);
+  });
+});
+
+describe("sampleRow", () => {
+  it("turns counts into per-second rates over the interval", () => {
+    const r = sampleRow(sample({ acquired: 50, released: 40, timeouts: 2, inUse: 3, holdMs: { count: 40, p50: 5, p90: 9, p99: 12, max: 20, hist: [] } }), 500);
+    expect(r.acquiredPerSec).toBe(100);
+    expect(r.releasedPerSec).toBe(80);
+    expect(r.timeoutsPerSec).toBe(4);
+    expect(r.holdP99).toBe(12);
+    expect(r.inUse).toBe(3);
+  });
+});
+
+describe("SparkRing", () => {
+  it("keeps the newest points in order and ignores old ones", () => {
+    const r = new SparkRing(3);
+    r.reset({ t: [1, 2, 3, 4], inUse: [10, 20, 30, 40], waiters: [0, 0, 1, 2] });
+    expect(r.length).toBe(3);
+    expect([0, 1, 2].map((i) => r.inUse[r.at(i)])).toEqual([20, 30, 40]);
+    expect(r.push(4, 1, 1)).toBe(false);
+    expect(r.push(5, 50, 0)).toBe(true);
+    expect([0, 1, 2].map((i) => r.t[r.at(i)])).toEqual([3, 4, 5]);
+    expect(r.lastT).toBe(5);
+  });
+});
+
+function snapshot(over: Partial<UiSnapshot> = {}): UiSnapshot {
+  return {
+    serverTime: T,
+    deltaSeq: 7,
+    state: {
+      hub: { version: "0.1.0", startedAt: T - 1000, rejected: 0 },
+      agents: [
+        { agentId: "checkout-web-1", service: "checkout", instance: "web-1", connected: true, lastSeen: T },
+        { agentId: "checkout-web-2", service: "checkout", instance: "web-2", connected: true, lastSeen: T },
+      ],
+      semaphores: [sem("checkout", "web-1", "db", { inUse: 4, t: T }), sem("checkout", "web-2", "db", { inUse: 2, t: T })],
+      alerts: [],
+    },
+    alertLog: [alert({ id: "old", raisedAt: T - 5000, resolvedAt: T - 1000 })],
+    fleet: [],
+    thresholds: DEFAULT_THRESHOLDS,
+    sparklines: { "checkout/web-1/db": { t: [T - 2000, T - 1000], inUse: [1, 2], waiters: [0, 0] } },
+    limits: { deltaIntervalMs: 250, sparklinePoints: 60 },
+    ...over,
+  };
+}
+
+describe("FleetStore", () => {
+  it("applies a snapshot: items, sparklines, alerts, seq", () => {
+    const s = new FleetStore();
+    s.applySnapshot(snapshot());
+    expect(s.lastSeq).toBe(7);
+    expect(s.itemList().map((i) => i.key)).toEqual(["checkout/web-1/db", "checkout/web-2/db"]);
+    expect(s.sparks.get("checkout/web-1/db")?.length).toBe(3);
+    expect(s.sparks.get("checkout/web-2/db")?.length).toBe(1);
+    expect(s.alertList().map((a) => a.id)).toEqual(["old"]);
+  });
+
+  it("applies deltas per channel and tells per-key listeners", () => {
+    const s = new FleetStore();
+    s.applySnapshot(snapshot());
+    const seen: number[] = [];
+    let alertsNotified = 0;
+    s.onSemaphore("checkout/web-1/db", (x) => seen.push(x.inUse));
+    s.subscribe("alerts", () => alertsNotified++);
+    const list = s.itemList();
+    const d: UiDelta = { seq: 8, serverTime: T + 1000, rejected: 0, semaphores: [sem("checkout", "web-1", "db", { inUse: 7, t: T + 1000 }, "saturated")] };
+    s.applyDelta(d);
+    expect(seen).toEqual([7]);
+    expect(alertsNotified).toBe(0);
+    expect(s.itemList()).not.toBe(list);
+    expect(s.item("checkout/web-1/db")?.status).toBe("saturated");
+    expect(s.item("checkout/web-2/db")).toBe(list[1]);
+    expect(s.sparks.get("checkout/web-1/db")?.lastT).toBe(T + 1000);
+
+    s.applyDelta({ seq: 9, serverTime: T + 2000, rejected: 1, alerts: [{ kind: "raised", alert: alert({ id: "new", raisedAt: T + 1500 }) }], removed: ["checkout/web-2/db"] });
+    expect(alertsNotified).toBe(1);
+    expect(s.alertList().map((a) => a.id)).toEqual(["new", "old"]);
+    expect(s.semaphoreCount).toBe(1);
+    expect(s.sparks.has("checkout/web-2/db")).toBe(false);
+  });
+
+  it("marks a disconnected agent's semaphores stale", () => {
+    const s = new FleetStore();
+    s.applySnapshot(snapshot());
+    s.applyDelta({ seq: 8, serverTime: T, rejected: 0, agents: [{ agentId: "checkout-web-2", service: "checkout", instance: "web-2", connected: false, lastSeen: T }] });
+    expect(s.item("checkout/web-2/db")?.status).toBe("stale");
+    expect(s.item("checkout/web-1/db")?.status).toBe("ok");
+  });
+});
+
+describe("SeriesBuffer.merge", () => {
+  it("replaces the still-open minute and appends newer rows", () => {
+    const b = new SeriesBuffer(["inUse"] as const, 60_000);
+    b.load({ tier: "1m", length: 2, partialLast: true, t: [T, T + 60_000], inUse: [1, 2] }, 60_000);
+    expect(b.merge({ tier: "1m", length: 3, partialLast: true, t: [T, T + 60_000, T + 120_000], inUse: [9, 3, 4] })).toBe(2);
+    expect(b.data.inUse).toEqual([1, 3, 4]);
+    expect(b.latestT).toBe(T + 120_000);
+    expect(b.merge({ tier: "1m", length: 0, partialLast: false, t: [] })).toBe(0);
+  });
+});
