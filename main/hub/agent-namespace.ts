@@ -1,10 +1,14 @@
-// Namespace /agent: handshake auth, then one AgentSession per connection. A hostile agent can
-// only get refusals: no handler throws, none waits, and no message of one connection touches another.
-import type { Namespace, Server } from "socket.io";
+// Namespace /agent: handshake auth, then one AgentSession per connection, whose messages run on
+// the shared AgentScheduler (its lane: in order, a fair share, a work budget). A hostile agent can
+// only get refusals and its share: no handler throws, none waits, and no message of one
+// connection touches another.
+import type { Namespace, Server, Socket } from "socket.io";
 import { AGENT_NAMESPACE, type AgentToHubEvents, type HubToAgentEvents } from "../../shared/protocol/index.js";
-import { AGENT_EVENTS, AgentSession, isAgentEvent } from "./agent-session.js";
+import { AgentScheduler, Lane, type Item, type Transport } from "./agent-scheduler.js";
+import { AGENT_EVENTS, AgentSession, isAgentEvent, type AgentEventName, type AnyAck, type Job } from "./agent-session.js";
 import type { TokenCheck } from "./auth.js";
 import type { HubCore } from "./hub-core.js";
+import { WorkBudget } from "./rate-limit.js";
 
 /** socket.io appends the ack callback as the last argument, when the client asked for one. */
 export function splitArgs(args: unknown[]): { payload: unknown; ack: ((answer: unknown) => void) | undefined } {
@@ -37,13 +41,77 @@ export function contained<T>(what: string, log: (line: string) => void, fallback
   }
 }
 
-const INTERNAL_ERROR = { ok: false, error: "internal error" } as const;
+/**
+ * Pausing a WebSocket stops reading its TCP socket (ws's pause()), so what the lane cannot yet
+ * afford stays in the kernel and then with the sender. Long-polling cannot be paused this way.
+ */
+function transportOf(socket: Socket): Transport {
+  let paused: { resume(): void } | undefined;
+  const ws = () => {
+    const t = socket.conn.transport as unknown as { name?: string; socket?: { pause?: () => void; resume?: () => void } };
+    return t.name === "websocket" && typeof t.socket?.pause === "function" && typeof t.socket.resume === "function"
+      ? (t.socket as { pause(): void; resume(): void })
+      : undefined;
+  };
+  return {
+    pausable: () => ws() !== undefined,
+    pause() {
+      if (paused !== undefined) return;
+      const w = ws();
+      w?.pause();
+      paused = w;
+    },
+    resume() {
+      const ws = paused;
+      paused = undefined;
+      ws?.resume();
+    },
+  };
+}
+
+/** The items a message carries (samples, events, or a register's semaphores), as sent: its cost to the hub beyond itself. */
+function listLength(event: string, payload: unknown): number {
+  if (typeof payload !== "object" || payload === null) return 0;
+  const list = event === "register" ? (payload as { semaphores?: unknown }).semaphores : (payload as { items?: unknown }).items;
+  // A list over the limit is refused at its length check, which costs nothing more.
+  return Array.isArray(list) ? Math.min(list.length, 1001) : 0;
+}
+
+/** One message on its lane (a class, not closures: a few hundred thousand a minute on a busy hub). */
+class Message implements Item {
+  readonly claims: string | undefined;
+
+  constructor(
+    private readonly session: AgentSession,
+    /** undefined: an event name the protocol does not have. */
+    private readonly event: AgentEventName | undefined,
+    private readonly payload: unknown,
+    readonly ack: ((answer: unknown) => void) | undefined,
+  ) {
+    const service = event === "hello" ? (payload as { service?: unknown } | null | undefined)?.service : undefined;
+    this.claims = typeof service === "string" ? service : undefined;
+  }
+
+  run(): AnyAck | Job {
+    return this.event === undefined ? this.session.unknown() : this.session.process(this.event, this.payload);
+  }
+
+  answer(a: AnyAck): void {
+    reply(this.ack, a);
+  }
+}
+
+export interface AgentLimits {
+  rate: { perSecond: number; burst: number };
+  budget: { itemsPerSecond: number; burst: number };
+}
 
 export function attachAgentNamespace(
   io: Server,
   core: HubCore,
   tokens: TokenCheck,
-  rate: { perSecond: number; burst: number },
+  limits: AgentLimits,
+  scheduler: AgentScheduler,
   log: (line: string) => void,
 ): Namespace<AgentToHubEvents, HubToAgentEvents> {
   const nsp: Namespace<AgentToHubEvents, HubToAgentEvents> = io.of(AGENT_NAMESPACE);
@@ -58,19 +126,36 @@ export function attachAgentNamespace(
   });
 
   nsp.on("connection", (socket) => {
-    const session = new AgentSession(core, ++connections, rate);
+    const session = new AgentSession(core, ++connections, limits.rate);
+    const lane = scheduler.add(new Lane(session, transportOf(socket), new WorkBudget(limits.budget.itemsPerSecond, limits.budget.burst)));
+    /** Rate first, as it arrives; then in order, on the lane. */
+    const submit = (item: Message, cost: number) => {
+      const refused = contained("agent message", log, null as AnyAck | null, () => session.admit());
+      if (refused !== null) return reply(item.ack, refused);
+      if (!scheduler.push(lane, item, cost)) reply(item.ack, contained("agent message", log, null as AnyAck | null, () => session.busy()));
+    };
     for (const event of AGENT_EVENTS) {
       socket.on(event, (...args: unknown[]) => {
         const { payload, ack } = splitArgs(args);
-        reply(ack, contained(`agent ${event}`, log, INTERNAL_ERROR, () => session.handle(event, payload)));
+        submit(new Message(session, event, payload, ack), 1 + listLength(event, payload));
       });
     }
     socket.onAny((event: unknown, ...args: unknown[]) => {
       if (typeof event === "string" && isAgentEvent(event)) return;
-      reply(splitArgs(args).ack, contained("agent message", log, INTERNAL_ERROR, () => session.unknown()));
+      submit(new Message(session, undefined, undefined, splitArgs(args).ack), 1);
     });
     socket.on("error", () => session.decodeError());
-    socket.on("disconnect", (reason, description) => contained("agent disconnect", log, undefined, () => session.closed(reason, description)));
+    socket.on("disconnect", (reason, description) => {
+      // Counted at once; the agent goes down after what it sent before.
+      contained("agent disconnect", log, undefined, () => session.closing(reason, description));
+      scheduler.end(lane, {
+        run: () => {
+          session.closed();
+          return { ok: true };
+        },
+        answer: () => undefined,
+      });
+    });
   });
   return nsp;
 }

@@ -1,11 +1,21 @@
 // One agent connection: rate, hello-first, schema, then the hub core. Every message gets exactly
-// one answer (the ack), and every refusal is counted; nothing here throws or waits.
+// one answer (the ack), and every refusal is counted; nothing here throws or waits. The rate is
+// checked as a message arrives (admit); the rest runs when the scheduler (agent-scheduler.ts)
+// gets to it (process), and a samples batch runs as a Job the scheduler steps through in slices.
 import { agentPayloadSchemas, parsePayload, type AgentToHubEvents } from "../../shared/protocol/index.js";
-import type { AgentRecord, HubCore } from "./hub-core.js";
+import { SamplesCheck } from "../../shared/protocol/samples-check.js";
+import { StoreJob, type AgentRecord, type HubCore } from "./hub-core.js";
 import { TokenBucket } from "./rate-limit.js";
 
 /** An answer to any message: what each event adds on ok:true is in its ack type. */
 export type AnyAck = { ok: true; [field: string]: unknown } | { ok: false; error: string };
+
+/** Work done a slice at a time: `step` does about `maxUnits` units and gives the answer once finished. */
+export interface Job {
+  /** Units of work done so far (about one per item): the scheduler's fair share. */
+  readonly work: number;
+  step(maxUnits: number): AnyAck | undefined;
+}
 
 export type AgentEventName = keyof AgentToHubEvents;
 export const AGENT_EVENTS = Object.keys(agentPayloadSchemas) as AgentEventName[];
@@ -49,47 +59,80 @@ export class AgentSession {
     return this.rec?.agentId;
   }
 
-  handle(event: AgentEventName, payload: unknown): AnyAck {
-    // Refused for rate before anything else costs time; it does not touch the engine either
-    // (the messages within the rate already prove the agent alive).
-    if (!this.bucket.take()) {
-      this.core.stats.rateLimited++;
-      return this.refuse("rate limit exceeded", false);
-    }
+  /** The service this connection speaks for, once past hello. */
+  get service(): string | undefined {
+    return this.rec?.service;
+  }
+
+  /**
+   * As a message arrives: refused for rate before anything else costs time (null: admitted). It
+   * does not touch the engine either (the messages within the rate already prove the agent alive).
+   */
+  admit(): AnyAck | null {
+    if (this.bucket.take()) return null;
+    this.core.stats.rateLimited++;
+    return this.refuse("rate limit exceeded", false);
+  }
+
+  /**
+   * Refused by the scheduler (agent-scheduler.ts): too many of this connection's messages waiting,
+   * or over its work budget on a transport that cannot be paused (long-polling). Counted as over the rate.
+   */
+  busy(): AnyAck {
+    this.core.stats.rateLimited++;
+    return this.refuse("rate limit exceeded", false);
+  }
+
+  /** An admitted message, in its connection's order: the answer, or the job that will give it. */
+  process(event: AgentEventName, payload: unknown): AnyAck | Job {
     if (event === "hello") return this.hello(payload);
-    const rec = this.rec;
-    if (rec === undefined) return this.refuse("hello first", false);
+    if (this.rec === undefined) return this.refuse("hello first", false);
     switch (event) {
       case "register": {
         const p = parsePayload(agentPayloadSchemas.register, payload);
         if (!p.ok) return this.refuse(p.error, true);
-        this.core.register(rec, p.value);
+        this.core.register(this.rec, p.value);
         return { ok: true };
       }
-      case "samples": {
-        const p = parsePayload(agentPayloadSchemas.samples, payload);
-        if (!p.ok) return this.refuse(p.error, true);
-        const out = this.core.samples(rec, p.value);
-        if (!out.ok) return this.refuse(out.error, true);
-        return { ok: true, seq: p.value.seq };
-      }
+      case "samples":
+        return new SamplesJob(this, payload);
       case "events": {
         const p = parsePayload(agentPayloadSchemas.events, payload);
         if (!p.ok) return this.refuse(p.error, true);
-        const out = this.core.events(rec, p.value);
+        const out = this.core.events(this.rec, p.value);
         return out.ok ? out : this.refuse(out.error, true);
       }
     }
     return this.refuse("unknown event", true);
   }
 
-  /** An event name the protocol does not have. */
+  /** Handles a message whole, at once (tests, tools): admit, then process and every step. */
+  handle(event: AgentEventName, payload: unknown): AnyAck {
+    const refused = this.admit();
+    if (refused !== null) return refused;
+    const r = this.process(event, payload);
+    if (!isJob(r)) return r;
+    let answer: AnyAck | undefined;
+    while ((answer = r.step(Infinity)) === undefined);
+    return answer;
+  }
+
+  /** An event name the protocol does not have (admitted). */
   unknown(): AnyAck {
-    if (!this.bucket.take()) {
-      this.core.stats.rateLimited++;
-      return this.refuse("rate limit exceeded", false);
-    }
     return this.refuse("unknown event", true);
+  }
+
+  /** SamplesJob's part once the batch is checked. */
+  startSamples(value: Parameters<HubCore["startSamples"]>[1]): AnyAck | StoreJob {
+    const rec = this.rec;
+    if (rec === undefined) return this.refuse("hello first", false);
+    const out = this.core.startSamples(rec, value);
+    if (!out.ok) return this.refuse(out.error, true);
+    return out.duplicate ? { ok: true, seq: value.seq } : out.job;
+  }
+
+  refused(error: string): AnyAck {
+    return this.refuse(error, true);
   }
 
   /** socket.io could not decode a packet; it closes the connection next. */
@@ -97,8 +140,8 @@ export class AgentSession {
     this.undecodable = true;
   }
 
-  /** The connection closed; `reason`/`description` as engine.io gives them. */
-  closed(reason: string, description: unknown): void {
+  /** The connection closed; `reason`/`description` as engine.io gives them. Counts a refused packet. */
+  closing(reason: string, description: unknown): void {
     if (closedForSize(reason, description)) {
       // The message that was too big is one the hub refused.
       this.core.stats.closedForSize++;
@@ -107,6 +150,10 @@ export class AgentSession {
       // A packet socket.io could not decode or place: refused too, with the connection.
       this.core.reject();
     }
+  }
+
+  /** After everything the connection sent before it closed: the agent is down. */
+  closed(): void {
     if (this.rec !== undefined) this.core.disconnect(this.connection, this.rec);
   }
 
@@ -124,5 +171,48 @@ export class AgentSession {
     this.core.reject();
     if (touch && this.rec !== undefined) this.core.touch(this.rec);
     return { ok: false, error };
+  }
+}
+
+export function isJob(r: AnyAck | Job): r is Job {
+  return typeof (r as Partial<Job>).step === "function";
+}
+
+/** A samples message: checked (pure) then stored (HubCore's StoreJob), a slice at a time. */
+class SamplesJob implements Job {
+  private readonly check: SamplesCheck;
+  private store: StoreJob | undefined;
+  private answer: AnyAck | undefined;
+  private seq = 0;
+
+  constructor(
+    private readonly session: AgentSession,
+    payload: unknown,
+  ) {
+    this.check = new SamplesCheck(payload);
+  }
+
+  get work(): number {
+    return this.check.checked + (this.store?.work ?? 0);
+  }
+
+  step(maxItems: number): AnyAck | undefined {
+    if (this.answer !== undefined) return this.answer;
+    let budget = maxItems;
+    if (this.store === undefined) {
+      const before = this.check.checked;
+      const p = this.check.step(budget);
+      if (p === undefined) return undefined;
+      if (!p.ok) return (this.answer = this.session.refused(p.error));
+      this.seq = p.value.seq;
+      const started = this.session.startSamples(p.value);
+      if (!(started instanceof StoreJob)) return (this.answer = started);
+      this.store = started;
+      // A small batch is checked and stored in one step; a big one stores from the next.
+      budget -= this.check.checked - before;
+      if (budget <= 0) return undefined;
+    }
+    if (!this.store.step(budget)) return undefined;
+    return (this.answer = { ok: true, seq: this.seq });
   }
 }

@@ -8,6 +8,7 @@ import type { HistoryStore } from "../../shared/history/index.js";
 import { LIMITS, type HubState } from "../../shared/protocol/index.js";
 import pkg from "../../package.json" with { type: "json" };
 import { attachAgentNamespace, contained } from "./agent-namespace.js";
+import { AgentScheduler } from "./agent-scheduler.js";
 import { TokenCheck } from "./auth.js";
 import { createHttpHandler } from "./http-api.js";
 import { HubCore } from "./hub-core.js";
@@ -95,7 +96,11 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     core.reject();
     next(new Error("unknown namespace: use /agent or /ui"));
   });
-  attachAgentNamespace(io, core, tokens, o.agentRate, o.log);
+  const scheduler = new AgentScheduler({
+    busy: (service) => core.busy(service),
+    guard: (what, fallback, fn) => contained(what, o.log, fallback, fn),
+  });
+  attachAgentNamespace(io, core, tokens, { rate: o.agentRate, budget: o.agentBudget }, scheduler, o.log);
   const ui = new UiNamespace(io, core, tokens, { ...o.ui, log: o.log });
   uiRef.current = ui;
 
@@ -105,11 +110,13 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   } catch (err) {
     ui.close();
     await io.close().catch(() => undefined);
+    scheduler.close();
     core.close();
     throw err;
   }
 
-  const ticker = setInterval(() => contained("tick", o.log, undefined, () => core.tick()), TICK_MS);
+  // Through the scheduler, so a tick never lands between two slices of a batch being stored.
+  const ticker = setInterval(() => scheduler.system(() => core.tick()), TICK_MS);
   ticker.unref();
 
   let closing: Promise<void> | undefined;
@@ -121,6 +128,9 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
       const closed = io.close();
       http.closeAllConnections();
       await closed.catch(() => undefined);
+      // What the agents sent before they were disconnected, then their disconnects.
+      scheduler.drain();
+      scheduler.close();
       core.close();
     })());
 

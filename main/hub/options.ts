@@ -26,6 +26,12 @@ export interface HubOptions {
   maxHistories?: number;
   /** Messages per second one agent connection may send (sustained), and in one burst. */
   agentRate?: { perSecond?: number; burst?: number };
+  /**
+   * Work one agent connection may make the hub do: items (samples, events, semaphores in a
+   * register, plus one per message) per second sustained, and in one burst. Over it the
+   * connection's next message waits (it is not refused).
+   */
+  agentBudget?: { itemsPerSecond?: number; burst?: number };
   /** /ui tunables (tests lower them). */
   ui?: { deltaIntervalMs?: number; maxBufferedBytes?: number; maxBufferedPackets?: number };
   /**
@@ -53,6 +59,7 @@ export interface ResolvedHubOptions {
   readonly forgetAfterMs: number;
   readonly maxHistories: number;
   readonly agentRate: { readonly perSecond: number; readonly burst: number };
+  readonly agentBudget: { readonly itemsPerSecond: number; readonly burst: number };
   readonly ui: { readonly deltaIntervalMs: number; readonly maxBufferedBytes: number; readonly maxBufferedPackets: number };
   readonly allowedOrigins: readonly string[];
   readonly log: (line: string) => void;
@@ -61,6 +68,15 @@ export interface ResolvedHubOptions {
 export const DEFAULT_HOST = "127.0.0.1";
 /** Enough for a hostile agent not to starve the event loop, and for an honest one to replay its backlog. */
 export const DEFAULT_AGENT_RATE = { perSecond: 200, burst: 2000 } as const;
+/**
+ * Twice what the biggest agent (1,000 semaphores at 1 s: ~1,001 items a second) needs, and a full
+ * register and batch at once. A backlog replay is paced, never refused: a 10-semaphore agent's
+ * whole 600-batch backlog (6,600 items) takes ~3 s, a 1,000-semaphore agent's drains at about a
+ * batch a second net. Each item costs the hub its parse, its history, its rules and the garbage
+ * their windows keep; back-to-back full junk batches are what stall the hub's garbage collector
+ * (test/e2e/stream/fairness.test.ts), hence the modest burst.
+ */
+export const DEFAULT_AGENT_BUDGET = { itemsPerSecond: 2000, burst: 2000 } as const;
 export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 /** How often the hub ticks the engine (agent_down) and looks for agents to forget. */
 export const TICK_MS = 1000;
@@ -100,6 +116,7 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
   }
   const ui = opts.ui ?? {};
   const rate = opts.agentRate ?? {};
+  const budget = opts.agentBudget ?? {};
   return {
     port,
     host,
@@ -113,6 +130,10 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
     agentRate: {
       perSecond: int("agentRate.perSecond", rate.perSecond, DEFAULT_AGENT_RATE.perSecond, 1, 1_000_000),
       burst: int("agentRate.burst", rate.burst, DEFAULT_AGENT_RATE.burst, 1, 1_000_000),
+    },
+    agentBudget: {
+      itemsPerSecond: int("agentBudget.itemsPerSecond", budget.itemsPerSecond, DEFAULT_AGENT_BUDGET.itemsPerSecond, 1, 100_000_000),
+      burst: int("agentBudget.burst", budget.burst, DEFAULT_AGENT_BUDGET.burst, 1, 100_000_000),
     },
     ui: {
       deltaIntervalMs: int("ui.deltaIntervalMs", ui.deltaIntervalMs, UI_LIMITS.deltaIntervalMs, UI_LIMITS.deltaIntervalMs, 60_000),

@@ -23,3 +23,37 @@ export class TokenBucket {
     return true;
   }
 }
+
+/**
+ * Work (items of agent payload) a connection may make the hub do: `perSecond` sustained, `burst`
+ * at once. Charged after the work is done, so it can go below zero; the scheduler then holds the
+ * connection's next message (and stops reading its socket) until it is back to zero. Never a
+ * refusal: an honest agent replaying a backlog is slowed, not dropped.
+ */
+export class WorkBudget {
+  private tokens: number;
+  private last = performance.now();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+  ) {
+    this.tokens = burst;
+  }
+
+  charge(units: number, now = performance.now()): void {
+    this.refill(now);
+    this.tokens -= units;
+  }
+
+  /** Milliseconds until the budget is back to zero; 0 when it is not below. */
+  waitMs(now = performance.now()): number {
+    this.refill(now);
+    return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.perSecond;
+  }
+
+  private refill(now: number): void {
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.perSecond) / 1000);
+    this.last = now;
+  }
+}

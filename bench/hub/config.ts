@@ -1,0 +1,38 @@
+// Sizes and knobs for the hub benchmark, read once from the environment so every file agrees.
+
+export interface HubBenchConfig {
+  /** BENCH_QUICK=1: a ~20 s smoke run that checks the harness works, not a measurement to quote. */
+  readonly quick: boolean;
+  /** Simulated agents in all, and the child processes that drive them. */
+  readonly agents: number;
+  readonly simulators: number;
+  readonly semaphoresPerAgent: number;
+  readonly intervalMs: number;
+  /** Per server run: connecting and warming up, then the measured window. */
+  readonly warmupMs: number;
+  readonly measureMs: number;
+  /** Server runs in ABBA order (hub, bare, bare, hub, ...), so slow drift on a shared machine falls on both. */
+  readonly rounds: number;
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export function loadConfig(): HubBenchConfig {
+  const quick = process.env.BENCH_QUICK === "1";
+  return {
+    quick,
+    agents: positiveInt("BENCH_AGENTS", quick ? 40 : 1000),
+    simulators: positiveInt("BENCH_SIMULATORS", quick ? 2 : 4),
+    semaphoresPerAgent: positiveInt("BENCH_SEMAPHORES", 10),
+    intervalMs: positiveInt("BENCH_INTERVAL_MS", 1000),
+    warmupMs: positiveInt("BENCH_WARMUP_MS", quick ? 2000 : 10_000),
+    measureMs: positiveInt("BENCH_MEASURE_MS", quick ? 4000 : 40_000),
+    rounds: positiveInt("BENCH_ROUNDS", quick ? 1 : 2),
+  };
+}

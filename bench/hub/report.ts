@@ -1,0 +1,142 @@
+// The table, the target checks and the JSON line of the hub benchmark.
+import os from "node:os";
+import type { HubBenchConfig } from "./config.js";
+import type { ServerReport, SimReport } from "./messages.js";
+
+export interface RunResult {
+  kind: "hub" | "bare";
+  round: number;
+  server: ServerReport;
+  /** The server before any agent connected. */
+  idle: ServerReport;
+  sims: SimReport[];
+  hour?: { bytesPerSemaphore: number; growthPerHour: number; semaphores: number };
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+const f = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "-");
+const mb = (b: number) => (b / 1048576).toFixed(1);
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+interface Totals {
+  items: number;
+  cpuUs: number;
+  wallMs: number;
+  latencies: number[];
+  refused: number;
+  timeouts: number;
+  simCpuUs: number;
+}
+
+function totals(runs: readonly RunResult[]): Totals {
+  const t: Totals = { items: 0, cpuUs: 0, wallMs: 0, latencies: [], refused: 0, timeouts: 0, simCpuUs: 0 };
+  for (const r of runs) {
+    t.cpuUs += r.server.cpuUs;
+    t.wallMs += r.server.wallMs;
+    for (const s of r.sims) {
+      t.items += s.itemsAcked;
+      t.refused += s.refused;
+      t.timeouts += s.timeouts;
+      t.simCpuUs += s.cpuUs;
+      for (const l of s.latencies) t.latencies.push(l);
+    }
+  }
+  t.latencies.sort((a, b) => a - b);
+  return t;
+}
+
+export function environmentLine(config: HubBenchConfig): string {
+  const cpus = os.cpus();
+  return (
+    `node ${process.version} ${process.platform}/${process.arch}, ${cpus.length} CPU x ${cpus[0]?.model.trim() ?? "?"}; ` +
+    `${config.agents} agents x ${config.semaphoresPerAgent} semaphores at ${config.intervalMs} ms from ${config.simulators} simulator processes; ` +
+    `${config.rounds} ABBA round(s) of ${config.warmupMs / 1000} s warm-up + ${config.measureMs / 1000} s measured per server` +
+    `${config.quick ? "; QUICK smoke run (do not quote these numbers)" : ""}; load average ${os.loadavg()[0]!.toFixed(2)}`
+  );
+}
+
+export function report(config: HubBenchConfig, runs: readonly RunResult[]): string {
+  const out: string[] = [`Semscope hub benchmark: ${environmentLine(config)}`, ""];
+  const semaphores = config.agents * config.semaphoresPerAgent;
+  const perRun = runs.map((r) => {
+    const t = totals([r]);
+    return [
+      `${r.kind} #${r.round + 1}`,
+      String(r.sims.reduce((n, s) => n + s.connected, 0)),
+      f(t.items / (t.wallMs / 1000), 0),
+      f(t.cpuUs / t.items, 2),
+      f((t.cpuUs / 1000 / t.wallMs) * 100, 0),
+      f(percentile(t.latencies, 50), 2),
+      f(percentile(t.latencies, 99), 2),
+      f(t.latencies.at(-1) ?? Number.NaN, 1),
+      String(t.refused + t.timeouts),
+      mb(r.server.rss),
+      f((t.simCpuUs / 1000 / t.wallMs) * 100, 0),
+    ];
+  });
+  out.push("Per run (CPU µs per sample: the server process's user+system time over the window ÷ sample items acked in it)");
+  out.push(table(["server", "agents", "samples/s", "cpu µs/sample", "cpu % core", "ack p50 ms", "ack p99 ms", "ack max ms", "lost", "rss MB", "sim cpu %"], perRun));
+
+  const hub = totals(runs.filter((r) => r.kind === "hub"));
+  const bare = totals(runs.filter((r) => r.kind === "bare"));
+  const hubUs = hub.cpuUs / hub.items;
+  const bareUs = bare.cpuUs / bare.items;
+  const ratio = hubUs / bareUs;
+  const lastHub = [...runs].reverse().find((r) => r.kind === "hub");
+  const hour = runs.find((r) => r.hour !== undefined)?.hour;
+  out.push("", "Summary (all rounds pooled)");
+  out.push(
+    table(
+      ["server", "cpu µs/sample", "ack p50 ms", "ack p99 ms", "ack max ms", "acks"],
+      [
+        ["hub", f(hubUs, 2), f(percentile(hub.latencies, 50), 2), f(percentile(hub.latencies, 99), 2), f(hub.latencies.at(-1) ?? Number.NaN, 1), String(hub.latencies.length)],
+        ["bare", f(bareUs, 2), f(percentile(bare.latencies, 50), 2), f(percentile(bare.latencies, 99), 2), f(bare.latencies.at(-1) ?? Number.NaN, 1), String(bare.latencies.length)],
+        ["hub / bare", f(ratio, 2), "", "", "", ""],
+      ],
+    ),
+  );
+  if (lastHub !== undefined) {
+    const seconds = (config.warmupMs + config.measureMs) / 1000;
+    out.push("", "Hub memory");
+    out.push(
+      `  live, after ~${f(seconds, 0)} s of 1 s samples: history ${mb(lastHub.server.historyBytes ?? 0)} MB for ${lastHub.server.histories} semaphores = ` +
+        `${f((lastHub.server.historyBytes ?? 0) / semaphores, 0)} B each; RSS ${mb(lastHub.idle.rss)} → ${mb(lastHub.server.rss)} MB = ` +
+        `${f((lastHub.server.rss - lastHub.idle.rss) / semaphores, 0)} B per semaphore (everything: sockets, engine, history)`,
+    );
+    if (hour !== undefined) {
+      out.push(
+        `  an hour of 1 s history (${hour.semaphores} semaphores of this workload into the hub's HistoryStore): ${f(hour.bytesPerSemaphore, 0)} B per semaphore ` +
+          `(1 s tier full at 15 min), then +${f(hour.growthPerHour, 0)} B per further hour (1 m tier; full at 24 h: 305,416 B in all)`,
+      );
+    }
+  }
+  const check = (ok: boolean, what: string) => `${ok ? "PASS" : "FAIL"} ${what}`;
+  out.push("", "Targets (a report, not a gate)");
+  out.push(check(ratio <= 1.5, `hub CPU per sample within 1.5x of the bare server's: ${f(ratio, 2)}x`));
+  out.push(check(percentile(hub.latencies, 99) < 50, `hub ack p99 under 50 ms: ${f(percentile(hub.latencies, 99), 2)} ms`));
+  out.push(check(hub.refused + hub.timeouts === 0, `no sample batch refused or timed out: ${hub.refused + hub.timeouts}`));
+  out.push(
+    JSON.stringify({
+      bench: "hub",
+      agents: config.agents,
+      semaphores,
+      cpu_us_per_sample: { hub: round(hubUs), bare: round(bareUs) },
+      ratio: round(ratio),
+      ack_p50_ms: round(percentile(hub.latencies, 50)),
+      ack_p99_ms: round(percentile(hub.latencies, 99)),
+      bytes_per_semaphore_hour: hour === undefined ? null : Math.round(hour.bytesPerSemaphore),
+    }),
+  );
+  return out.join("\n");
+}
+
+const round = (x: number) => (Number.isFinite(x) ? Math.round(x * 100) / 100 : null);

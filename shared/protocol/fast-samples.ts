@@ -1,0 +1,118 @@
+// A hand-written fast path for `samples`: the payload every agent sends every interval, and the
+// biggest (up to 1,000 items with two histograms each), which zod takes ~90 ms to check at full
+// size (this: under 1 ms). It accepts exactly what samplesBatchSchema accepts and builds what it
+// returns (fresh objects, unknown fields dropped, keys in schema order; the histogram arrays are
+// checked in place and kept, see hist()); for anything else, and anything unusual (a non-plain
+// object, an own key set to undefined, a throwing getter), it answers undefined and zod gives the
+// verdict and the reason (parsePayload for a whole batch, samples-check.ts item by item). A
+// differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
+import { PAYLOAD_LIMITS } from "./payload-limits.js";
+import { LIMITS, type Sample, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
+
+type Obj = Record<string, unknown>;
+
+/** What JSON.parse makes: zod refuses some other objects (a Date), so anything else goes to zod. */
+function plain(v: unknown): v is Obj {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** An array of at most `max` items. (A hole reads as undefined, which no item check passes.) */
+function array(v: unknown, max: number): v is unknown[] {
+  return Array.isArray(v) && v.length <= max;
+}
+
+// The leaves, as schemas.ts words them: amount() finite and >= 0, count() a safe integer >= 0.
+const amount = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0;
+const count = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+const wireString = (v: unknown): v is string => typeof v === "string" && v.length <= LIMITS.maxString;
+
+const FAIL = undefined;
+const TOP_BUCKET = LIMITS.histBuckets - 1;
+
+/**
+ * Checked in place and returned as is: copying up to 512 pairs per sample is most of what a
+ * full batch would cost (each small array allocated while the parsed packet is still live makes
+ * the young-generation GC copy that packet again). A JSON array holds nothing but its elements,
+ * so for wire input the result is what zod's fresh copy would be.
+ */
+function hist(v: unknown): SparseHist | undefined {
+  if (!array(v, PAYLOAD_LIMITS.maxHistPairs)) return FAIL;
+  let prev = -1;
+  for (let i = 0; i < v.length; i++) {
+    const pair: unknown = v[i];
+    if (!Array.isArray(pair) || pair.length !== 2) return FAIL;
+    const b: unknown = pair[0];
+    // Buckets are integers 0..255, strictly ascending; counts are counts.
+    if (!Number.isSafeInteger(b) || (b as number) <= prev || (b as number) > TOP_BUCKET || !count(pair[1])) return FAIL;
+    prev = b as number;
+  }
+  return v as SparseHist;
+}
+
+function summary(v: unknown): Summary | undefined {
+  if (!plain(v)) return FAIL;
+  const { count: n, p50, p90, p99, max } = v;
+  if (!count(n) || !amount(p50) || !amount(p90) || !amount(p99) || !amount(max)) return FAIL;
+  const h = hist(v.hist);
+  if (h === undefined) return FAIL;
+  return { count: n, p50, p90, p99, max, hist: h };
+}
+
+/** One sample, as sampleSchema would return it, or undefined. */
+export function fastSample(v: unknown): Sample | undefined {
+  if (!plain(v)) return FAIL;
+  const { id, cap, inUse, available, waiters, oldestWaitMs, acquired, released, timeouts, rejections, aborts, doubleReleases, leaseExpiries, longestHoldMs } = v;
+  if (!wireString(id) || !amount(cap) || !amount(inUse)) return FAIL;
+  // The one number that may be negative.
+  if (typeof available !== "number" || !Number.isFinite(available)) return FAIL;
+  if (!count(waiters) || !amount(oldestWaitMs) || !count(acquired) || !count(released) || !count(timeouts)) return FAIL;
+  if (!count(rejections) || !count(aborts) || !count(doubleReleases) || !count(leaseExpiries)) return FAIL;
+  const waitMs = summary(v.waitMs);
+  if (waitMs === undefined) return FAIL;
+  const holdMs = summary(v.holdMs);
+  if (holdMs === undefined || !amount(longestHoldMs)) return FAIL;
+  return { id, cap, inUse, available, waiters, oldestWaitMs, acquired, released, timeouts, rejections, aborts, doubleReleases, leaseExpiries, waitMs, holdMs, longestHoldMs };
+}
+
+/** A batch's own fields, valid, with its items still to check. */
+export type SamplesEnvelope = Omit<SamplesBatch, "items"> & { items: readonly unknown[] };
+
+/** The batch's own fields as samplesEnvelopeSchema would return them (items unchecked), or undefined. */
+export function fastEnvelope(v: unknown): SamplesEnvelope | undefined {
+  if (!plain(v)) return FAIL;
+  const { seq, t, intervalMs, items, dropped } = v;
+  if (!count(seq) || !amount(t)) return FAIL;
+  if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || !(intervalMs > 0)) return FAIL;
+  if (dropped === undefined ? "dropped" in v : !count(dropped)) return FAIL;
+  if (!array(items, PAYLOAD_LIMITS.maxSamplesPerBatch)) return FAIL;
+  return dropped === undefined ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped: dropped as number };
+}
+
+/** The batch with `items`, fields in schema order. */
+export function withItems(env: SamplesEnvelope, items: Sample[]): SamplesBatch {
+  const { seq, t, intervalMs, dropped } = env;
+  return dropped === undefined ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped };
+}
+
+/**
+ * The parsed batch when `data` is a valid `samples` payload (exactly as samplesBatchSchema would
+ * return it), else undefined: then only zod can say whether and why it is not.
+ */
+export function fastSamplesBatch(data: unknown): SamplesBatch | undefined {
+  try {
+    const env = fastEnvelope(data);
+    if (env === undefined) return FAIL;
+    const out: Sample[] = [];
+    for (let i = 0; i < env.items.length; i++) {
+      const s = fastSample(env.items[i]);
+      if (s === undefined) return FAIL;
+      out.push(s);
+    }
+    return withItems(env, out);
+  } catch {
+    // A throwing getter or proxy (only in-process input): zod's answer is the one that counts.
+    return FAIL;
+  }
+}

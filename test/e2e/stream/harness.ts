@@ -1,0 +1,265 @@
+// Real processes and real sockets for the streaming end-to-end tests: the headless hub CLI, a hub
+// child with IPC (for its memory), service children running the real agent, deadlines instead of
+// sleeps, and the recording as the ground truth of what the hub stored.
+import { fork, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { RecordLine } from "../../../main/hub/index.js";
+import type { Alert, HubState, SamplesBatch } from "../../../shared/protocol/index.js";
+import type { ChildMessage } from "./fixtures/messages.js";
+
+export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const HUB_CLI = fileURLToPath(new URL("../../../main/hub/cli.ts", import.meta.url));
+/** A tsx child on a loaded 2-core machine can take seconds to start. */
+export const START_TIMEOUT_MS = 30_000;
+
+const cleanups: (() => unknown)[] = [];
+export function onCleanup(fn: () => unknown): void {
+  cleanups.push(fn);
+}
+/** Runs every cleanup registered so far, newest first (afterEach / afterAll). */
+export async function cleanupAll(): Promise<void> {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()?.();
+    } catch {
+      // A cleanup that fails (a process already gone) must not stop the others.
+    }
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `cond` every `everyMs` until it returns a value other than undefined/false, or throws at the deadline. */
+export async function until<T>(cond: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs: number, everyMs = 25): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await cond();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+}
+
+function killLater(child: ChildProcess): void {
+  onCleanup(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGKILL");
+    await exited(child);
+  });
+}
+
+// ---- the hub CLI ----
+
+export interface HubProcess {
+  readonly url: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** SIGTERM, then the exit code (the CLI closes cleanly: recording flushed). */
+  stop(): Promise<number | null>;
+  stderr(): string;
+}
+
+/** `node --import tsx main/hub/cli.ts --port <port> ...args`; resolves on its first stdout line. */
+export async function startHubCli(port: number, args: string[] = []): Promise<HubProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", HUB_CLI, "--port", String(port), ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  killLater(child);
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const line = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hub did not start within ${START_TIMEOUT_MS} ms: ${err}`)), START_TIMEOUT_MS);
+    createInterface({ input: child.stdout! }).once("line", (l) => {
+      clearTimeout(timer);
+      resolve(l);
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub exited ${code} before listening: ${err}`));
+    });
+  });
+  const m = /^semscope hub listening on (http:\/\/[^:]+:(\d+))$/.exec(line);
+  if (m === null) throw new Error(`unexpected first line from the hub: ${line}`);
+  return {
+    url: m[1],
+    port: Number(m[2]),
+    child,
+    stop: () => {
+      child.kill("SIGTERM");
+      return exited(child);
+    },
+    stderr: () => err,
+  };
+}
+
+// ---- forked children speaking IPC (fixtures/*.ts) ----
+
+export interface Child {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Every message received so far, in order. */
+  readonly messages: ChildMessage[];
+  send(msg: Record<string, unknown>): void;
+  /** The first message (already received or still to come) of `type` that passes `pred`. */
+  next<T extends ChildMessage["type"]>(type: T, timeoutMs?: number, pred?: (m: Extract<ChildMessage, { type: T }>) => boolean): Promise<Extract<ChildMessage, { type: T }>>;
+  /** Sends `msg` and waits for the reply of `type` that arrives after it. */
+  ask<T extends ChildMessage["type"]>(msg: Record<string, unknown>, type: T, timeoutMs?: number): Promise<Extract<ChildMessage, { type: T }>>;
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+  readonly exit: Promise<number | null>;
+  stderr(): string;
+}
+
+export function forkFixture(file: string, env: Record<string, string>, execArgv: string[] = []): Child {
+  const child = fork(fixture(file), [], {
+    cwd: ROOT,
+    execArgv: ["--import", "tsx", ...execArgv],
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "pipe", "ipc"],
+  });
+  killLater(child);
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const messages: ChildMessage[] = [];
+  const waiters = new Set<() => void>();
+  child.on("message", (m) => {
+    messages.push(m as ChildMessage);
+    for (const w of [...waiters]) w();
+  });
+  const exit = exited(child);
+  const next = <T extends ChildMessage["type"]>(type: T, timeoutMs = START_TIMEOUT_MS, pred: (m: Extract<ChildMessage, { type: T }>) => boolean = () => true, from = 0) =>
+    new Promise<Extract<ChildMessage, { type: T }>>((resolve, reject) => {
+      const find = () => messages.slice(from).find((m): m is Extract<ChildMessage, { type: T }> => m.type === type && pred(m as Extract<ChildMessage, { type: T }>));
+      const check = () => {
+        const found = find();
+        if (found === undefined) return;
+        done();
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`${file}: no "${type}" message within ${timeoutMs} ms; stderr: ${err.slice(-2000)}`));
+      }, timeoutMs);
+      const onExit = () => {
+        // Messages sent just before exiting arrive before 'exit'; look once more.
+        if (find() !== undefined) return check();
+        done();
+        reject(new Error(`${file} exited before sending "${type}"; stderr: ${err.slice(-2000)}`));
+      };
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        child.off("exit", onExit);
+      };
+      waiters.add(check);
+      child.once("exit", onExit);
+      check();
+    });
+  return {
+    child,
+    pid: child.pid!,
+    messages,
+    send: (msg) => child.send(msg),
+    next: (type, timeoutMs, pred) => next(type, timeoutMs, pred),
+    ask: (msg, type, timeoutMs) => {
+      const from = messages.length;
+      child.send(msg);
+      return next(type, timeoutMs, undefined, from);
+    },
+    kill: (signal) => {
+      child.kill(signal);
+      return exit;
+    },
+    exit,
+    stderr: () => err,
+  };
+}
+
+/** createHub in a child (fixtures/hub.ts) with these options; `mem()` is its memory after a GC. */
+export async function startHubChild(options: Record<string, unknown> = {}): Promise<Child & { url: string; port: number; mem(): Promise<{ rss: number; heapUsed: number }> }> {
+  const c = forkFixture("hub.ts", { HUB_OPTIONS: JSON.stringify(options) }, ["--expose-gc"]);
+  const { url, port } = await c.next("hub");
+  return Object.assign(c, { url, port, mem: () => c.ask({ cmd: "mem" }, "mem") });
+}
+
+export interface ServiceOptions {
+  url: string;
+  service: string;
+  instance: string;
+  intervalMs?: number;
+  bufferBatches?: number;
+  /** Semaphores the child creates at start: "leak", "double", "convoy", or "steady:<n>". */
+  scenarios?: string[];
+  leakThresholdMs?: number;
+  /** Post every sample ack to the parent as it arrives. */
+  notifyAcks?: boolean;
+}
+
+/** A service in a child process running the real agent (fixtures/service.ts); resolves once connected. */
+export async function startService(o: ServiceOptions): Promise<Child & { agentId: string }> {
+  const c = forkFixture("service.ts", {
+    HUB_URL: o.url,
+    SERVICE: o.service,
+    INSTANCE: o.instance,
+    INTERVAL_MS: String(o.intervalMs ?? 250),
+    BUFFER_BATCHES: String(o.bufferBatches ?? 600),
+    SCENARIOS: (o.scenarios ?? []).join(","),
+    LEAK_THRESHOLD_MS: String(o.leakThresholdMs ?? 1000),
+    NOTIFY_ACKS: o.notifyAcks === true ? "1" : "0",
+  });
+  const ready = await c.next("ready");
+  await c.next("connected");
+  return Object.assign(c, { agentId: ready.agentId });
+}
+
+// ---- HTTP ----
+
+export async function getJson<T>(url: string, path: string): Promise<T> {
+  const res = await fetch(`${url}${path}`);
+  if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status}`);
+  return (await res.json()) as T;
+}
+
+export const alertsOf = async (url: string) => (await getJson<{ alerts: Alert[] }>(url, "/api/alerts")).alerts;
+export const stateOf = (url: string) => getJson<HubState>(url, "/api/state");
+
+// ---- the recording ----
+
+export function readRecording(file: string): RecordLine[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as RecordLine);
+}
+
+/** Sample batches the hub stored (accepted) for `agentId`, in the order it stored them. */
+export function storedBatches(lines: readonly RecordLine[], agentId: string): SamplesBatch[] {
+  return lines.flatMap((l) => (l.k === "samples" && l.a === agentId ? [l.p] : []));
+}
+
+/** A free TCP port: listen on 0, note the port, close. */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
