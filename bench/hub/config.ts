@@ -13,6 +13,8 @@ export interface HubBenchConfig {
   readonly measureMs: number;
   /** Server runs in ABBA order (hub, bare, bare, hub, ...), so slow drift on a shared machine falls on both. */
   readonly rounds: number;
+  /** The fairness case: how long the hostile agent floods (0: skip the case). */
+  readonly fairFloodMs: number;
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -34,5 +36,6 @@ export function loadConfig(): HubBenchConfig {
     warmupMs: positiveInt("BENCH_WARMUP_MS", quick ? 2000 : 10_000),
     measureMs: positiveInt("BENCH_MEASURE_MS", quick ? 4000 : 40_000),
     rounds: positiveInt("BENCH_ROUNDS", quick ? 1 : 2),
+    fairFloodMs: process.env.BENCH_FAIR_FLOOD_MS === "0" ? 0 : positiveInt("BENCH_FAIR_FLOOD_MS", quick ? 5000 : 20_000),
   };
 }

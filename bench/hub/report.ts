@@ -1,6 +1,8 @@
 // The table, the target checks and the JSON line of the hub benchmark.
 import os from "node:os";
 import type { HubBenchConfig } from "./config.js";
+import type { FairnessResult } from "./fairness.js";
+import type { ParseCost } from "./parse-cost.js";
 import type { ServerReport, SimReport } from "./messages.js";
 
 export interface RunResult {
@@ -64,7 +66,7 @@ export function environmentLine(config: HubBenchConfig): string {
   );
 }
 
-export function report(config: HubBenchConfig, runs: readonly RunResult[]): string {
+export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?: FairnessResult, parse?: ParseCost): string {
   const out: string[] = [`Semscope hub benchmark: ${environmentLine(config)}`, ""];
   const semaphores = config.agents * config.semaphoresPerAgent;
   const perRun = runs.map((r) => {
@@ -119,11 +121,35 @@ export function report(config: HubBenchConfig, runs: readonly RunResult[]): stri
       );
     }
   }
+  if (fair !== undefined) {
+    out.push("", "Fairness: two real agents (10 semaphores at 200 ms) while a hostile agent floods within every limit");
+    out.push(
+      table(
+        ["phase", "acks", "ack p50 ms", "ack p99 ms", "ack max ms"],
+        [
+          ["quiet", String(fair.quiet.n), f(fair.quiet.p50, 2), f(fair.quiet.p99, 2), f(fair.quiet.max, 1)],
+          ["under the flood", String(fair.flood.n), f(fair.flood.p50, 2), f(fair.flood.p99, 2), f(fair.flood.max, 1)],
+        ],
+      ),
+    );
+    const h = fair.hostile;
+    out.push(
+      `  hostile: ${h.itemsPerBatch} items (${f(h.bytes / 1024, 0)} KiB) a batch, ${h.ok} stored, ${h.refused} refused, ${f(h.itemsPerSecond, 0)} items/s stored; ` +
+        `real agents: ${fair.notOk} acks not ok, ${fair.gaps} seq gaps`,
+    );
+  }
+  if (parse !== undefined) {
+    out.push("", `Checking a full samples batch (1,000 items, ${f(parse.bytes / 1024, 0)} KiB), medians: fast path ${f(parse.fastMs, 2)} ms, zod ${f(parse.zodMs, 1)} ms`);
+  }
   const check = (ok: boolean, what: string) => `${ok ? "PASS" : "FAIL"} ${what}`;
   out.push("", "Targets (a report, not a gate)");
   out.push(check(ratio <= 1.5, `hub CPU per sample within 1.5x of the bare server's: ${f(ratio, 2)}x`));
   out.push(check(percentile(hub.latencies, 99) < 50, `hub ack p99 under 50 ms: ${f(percentile(hub.latencies, 99), 2)} ms`));
   out.push(check(hub.refused + hub.timeouts === 0, `no sample batch refused or timed out: ${hub.refused + hub.timeouts}`));
+  if (parse !== undefined) out.push(check(parse.fastMs * 10 <= parse.zodMs, `the samples fast path at most 1/10 of zod's cost: ${f(parse.zodMs / parse.fastMs, 0)}x cheaper`));
+  if (fair !== undefined) {
+    out.push(check(fair.flood.p99 <= 50, `a real agent's ack p99 under a hostile flood at most 50 ms: ${f(fair.flood.p99, 2)} ms (quiet: ${f(fair.quiet.p99, 2)} ms)`));
+  }
   out.push(
     JSON.stringify({
       bench: "hub",
@@ -134,6 +160,8 @@ export function report(config: HubBenchConfig, runs: readonly RunResult[]): stri
       ack_p50_ms: round(percentile(hub.latencies, 50)),
       ack_p99_ms: round(percentile(hub.latencies, 99)),
       bytes_per_semaphore_hour: hour === undefined ? null : Math.round(hour.bytesPerSemaphore),
+      fair_ack_p50_ms: fair === undefined ? null : round(fair.flood.p50),
+      fair_ack_p99_ms: fair === undefined ? null : round(fair.flood.p99),
     }),
   );
   return out.join("\n");

@@ -1,71 +1,30 @@
 // Entry point of `npm run bench:hub`: for each server (the real hub, then the bare baseline, in
 // ABBA rounds) start it in a child, drive it from simulator children, measure a window, report.
 // Progress goes to stderr; stdout is the report, ending with one JSON line.
-import { fork, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { spawnChild as spawn, type Child } from "./child.js";
 import { loadConfig } from "./config.js";
+import { fairness } from "./fairness.js";
+import { parseCost } from "./parse-cost.js";
 import type { ChildMessage, ServerReport, SimReport } from "./messages.js";
 import { environmentLine, report, type RunResult } from "./report.js";
 
 const config = loadConfig();
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const children = new Set<ChildProcess>();
-process.on("exit", () => {
-  for (const c of children) c.kill("SIGKILL");
-});
-
-interface Child {
-  send(cmd: string): void;
-  next<T extends ChildMessage["type"]>(type: T, timeoutMs: number): Promise<Extract<ChildMessage, { type: T }>>;
-  stop(): Promise<void>;
-}
-
-function spawnChild(file: string, env: Record<string, string>, execArgv: string[] = []): Child {
-  const proc = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
-    execArgv: [...execArgv, "--import", "tsx"],
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  children.add(proc);
-  const inbox: ChildMessage[] = [];
-  const waiting: (() => void)[] = [];
-  proc.on("message", (m) => {
-    inbox.push(m as ChildMessage);
-    for (const w of waiting.splice(0)) w();
-  });
-  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
-  return {
-    send: (cmd) => proc.send({ cmd }),
-    next: (type, timeoutMs) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${file}: no "${type}" within ${timeoutMs} ms`)), timeoutMs);
-        const look = () => {
-          const i = inbox.findIndex((m) => m.type === type);
-          if (i < 0) return void waiting.push(look);
-          clearTimeout(timer);
-          resolve(inbox.splice(i, 1)[0] as never);
-        };
-        proc.once("exit", () => reject(new Error(`${file} exited before "${type}"`)));
-        look();
-      }),
-    stop: async () => {
-      if (proc.connected) proc.disconnect();
-      const t = setTimeout(() => proc.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(t);
-      children.delete(proc);
-    },
-  };
-}
+const spawnChild = (file: string, env: Record<string, string>, execArgv: string[] = []): Child<ChildMessage> => spawn<ChildMessage>(file, env, execArgv);
 
 async function runOnce(kind: "hub" | "bare", round: number, hourToo: boolean): Promise<RunResult> {
   const total = config.agents * config.semaphoresPerAgent;
-  const server = spawnChild(`./server-${kind}.ts`, { BENCH_TOTAL_SEMAPHORES: String(total) }, ["--expose-gc"]);
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each server child, written as it exits.
+  const prof = process.env.BENCH_CPU_PROF;
+  const profArgs = prof === undefined || prof === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${prof}`, `--cpu-prof-name=${kind}-${round + 1}.cpuprofile`];
+  // BENCH_SERVER_NODE_ARGS: more node flags for the server children (e.g. "--trace-gc").
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  const server = spawnChild(`./server-${kind}.ts`, { BENCH_TOTAL_SEMAPHORES: String(total) }, ["--expose-gc", ...profArgs, ...extra]);
   const { url } = await server.next("listening", 60_000);
   server.send("report");
   const idle = (await server.next("report", 30_000)) as ServerReport;
-  const sims: Child[] = [];
+  const sims: Child<ChildMessage>[] = [];
   const per = Math.ceil(config.agents / config.simulators);
   for (let i = 0; i < config.simulators; i++) {
     const agents = Math.min(per, config.agents - i * per);
@@ -103,5 +62,8 @@ for (let round = 0; round < config.rounds; round++) {
   const order: ("hub" | "bare")[] = round % 2 === 0 ? ["hub", "bare"] : ["bare", "hub"];
   for (const kind of order) runs.push(await runOnce(kind, round, kind === "hub" && round === 0));
 }
-process.stdout.write(`${report(config, runs)}\n`);
+log("  fairness: a real agent's acks, quiet and then under a hostile flood");
+const fair = await fairness(config, log);
+const parse = parseCost();
+process.stdout.write(`${report(config, runs, fair, parse)}\n`);
 process.exit(0);

@@ -1,10 +1,12 @@
-// Child: the baseline. A bare socket.io server on /agent that parses every message with the same
-// schemas and the same function the hub uses (parsePayload) and acks, storing nothing: what
-// receiving and checking the stream costs before the hub does anything with it.
+// Child: the baseline. A bare socket.io server on /agent that checks every message as the hub
+// does (a `samples` batch with SamplesCheck, the fast path held to the schema; anything else with
+// parsePayload) and acks, storing nothing: what receiving and checking the stream costs before
+// the hub does anything with it.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "socket.io";
 import { AGENT_NAMESPACE, agentPayloadSchemas, LIMITS, parsePayload } from "../../shared/protocol/index.js";
+import { SamplesCheck } from "../../shared/protocol/samples-check.js";
 import { serve } from "./server-common.js";
 
 const http = createServer();
@@ -12,7 +14,7 @@ const io = new Server(http, { maxHttpBufferSize: LIMITS.maxPacketBytes, serveCli
 io.of(AGENT_NAMESPACE).on("connection", (socket) => {
   for (const event of Object.keys(agentPayloadSchemas) as (keyof typeof agentPayloadSchemas)[]) {
     socket.on(event, (payload: unknown, ack?: (a: unknown) => void) => {
-      const p = parsePayload(agentPayloadSchemas[event], payload);
+      const p = event === "samples" ? new SamplesCheck(payload).step()! : parsePayload(agentPayloadSchemas[event], payload);
       if (!p.ok) return ack?.({ ok: false, error: p.error });
       ack?.(event === "samples" ? { ok: true, seq: (p.value as { seq: number }).seq } : { ok: true });
     });

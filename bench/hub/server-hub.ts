@@ -2,14 +2,20 @@
 // store (the hub's own HistoryStore) with an hour of this workload's samples, then another, to
 // measure bytes per semaphore per hour of history without waiting an hour.
 import { createHub } from "../../main/hub/index.js";
-import { HistoryStore } from "../../shared/history/index.js";
+import { HISTORY_FULL_BYTES, HistoryStore } from "../../shared/history/index.js";
 import { serve } from "./server-common.js";
 import { infos, SemaphoreModel } from "./workload.js";
 
 const semaphores = Number(process.env.BENCH_TOTAL_SEMAPHORES ?? 10_000);
-// Room for every semaphore: past maxHistories (default 1,000) the store's LRU evicts and rebuilds
-// a history per sample, which is a different measurement (see README.md).
-const hub = await createHub({ port: 0, log: () => undefined, maxHistories: Math.max(1000, semaphores) });
+// Room for every semaphore's history (the default memory bound, 1 GiB of full histories, holds
+// 3,515); and every simulated agent shares one address, so that budget is the fleet's.
+const hub = await createHub({
+  port: 0,
+  log: () => undefined,
+  maxHistories: Math.max(10_000, semaphores),
+  maxHistoryBytes: Math.max(10_000, semaphores) * HISTORY_FULL_BYTES,
+  agentAddressBudget: { itemsPerSecond: 100_000_000, burst: 100_000_000 },
+});
 
 serve(hub.url, {
   extra: () => ({ historyBytes: hub.history.bytes(), histories: hub.history.size }),

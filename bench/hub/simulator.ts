@@ -23,13 +23,27 @@ let connected = 0;
 let cpu0 = process.cpuUsage();
 const sockets: Socket[] = [];
 
+/** Connects, trying again a few times: on a loaded machine a burst of connects can be reset. */
+async function open(): Promise<Socket> {
+  for (let attempt = 1; ; attempt++) {
+    const socket = io(`${url}/agent`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once("connect", resolve);
+        socket.once("connect_error", reject);
+      });
+      sockets.push(socket);
+      return socket;
+    } catch (err) {
+      socket.disconnect();
+      if (attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+}
+
 async function agent(n: number): Promise<void> {
-  const socket = io(`${url}/agent`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
-  sockets.push(socket);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", resolve);
-    socket.once("connect_error", reject);
-  });
+  const socket = await open();
   const list = infos(semaphores);
   const models = list.map((info, i) => new SemaphoreModel(info, n * 1000 + i));
   const h = (await socket.timeout(30_000).emitWithAck("hello", hello(`bench-${n}`, n))) as { ok: boolean };

@@ -4,8 +4,8 @@
 // and yields to I/O every few milliseconds. So an agent sending full 1,000-item batches as fast as
 // it may costs another agent a slice of waiting, not whole batches queued ahead of it.
 //
-// Each lane also has a work budget (rate-limit.ts WorkBudget), charged as a message arrives with
-// the items it carries. Over it, a WebSocket lane is not read until the budget is back
+// Each lane also has a work budget (rate-limit.ts WorkBudget), and shares one with every other
+// connection from its address; both are charged as a message arrives with the items it carries. Over it, a WebSocket lane is not read until the budget is back
 // (backpressure: the hub does not even decode what it cannot yet afford) and is never refused, so
 // an honest agent replaying its backlog is slowed, not dropped; a lane that cannot be paused
 // (HTTP long-polling) has what arrives while it is over budget refused, as over its rate.
@@ -14,7 +14,7 @@
 // being stored, only lanes of other, known services start messages.
 import { performance } from "node:perf_hooks";
 import { isJob, type AnyAck, type Job } from "./agent-session.js";
-import type { WorkBudget } from "./rate-limit.js";
+import type { Budget } from "./rate-limit.js";
 
 /** Units of work per slice (about an item each): ~1–4 ms of hub time for a samples batch. */
 export const SLICE_ITEMS = 64;
@@ -70,7 +70,7 @@ export class Lane {
   constructor(
     readonly owner: { readonly service: string | undefined },
     readonly transport: Transport,
-    readonly budget: WorkBudget,
+    readonly budget: Budget,
   ) {}
 
   get idle(): boolean {

@@ -2,8 +2,10 @@
 // reached refuses to start, with a HubConfigError saying why (the CLI exits 2 on it).
 import { isIP } from "node:net";
 import { applyThresholds, DEFAULT_THRESHOLDS, type ThresholdsPatch } from "../../shared/alerts/index.js";
+import { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SEMAPHORES, HISTORY_FULL_BYTES } from "../../shared/history/index.js";
 import { DEFAULT_HUB_PORT, LIMITS } from "../../shared/protocol/index.js";
 import { UI_LIMITS } from "../../shared/ui-protocol/index.js";
+import type { RecordSink } from "./recorder.js";
 
 export interface HubOptions {
   /** TCP port; 0 picks a free one. Default 7420. */
@@ -14,6 +16,8 @@ export interface HubOptions {
   token?: string;
   /** Append every accepted agent message (and every other engine input) to this NDJSON file. */
   record?: string;
+  /** Record into this sink instead (the app's rolling recordings, recording-rolling.ts); closed with the hub. */
+  recordSink?: RecordSink;
   /** Web mode: serve the built dashboard from this folder at `/`. */
   staticDir?: string;
   /** The hub clock (epoch ms); injectable for tests. Default Date.now. */
@@ -22,8 +26,13 @@ export interface HubOptions {
   thresholds?: ThresholdsPatch;
   /** An agent disconnected this long is forgotten (its semaphores and alerts resolved); 0 never. Default 6 h. */
   forgetAfterMs?: number;
-  /** Semaphore histories kept (least recently updated evicted). Default 1000. */
+  /**
+   * Semaphore histories kept. Default 10,000. A new semaphore past the bound takes the place of
+   * the least recently updated history only once that one has been idle for a minute.
+   */
   maxHistories?: number;
+  /** Bytes the histories may hold when all are full (bounds maxHistories: 1 GiB ≈ 3,515 histories). Default 1 GiB. */
+  maxHistoryBytes?: number;
   /** Messages per second one agent connection may send (sustained), and in one burst. */
   agentRate?: { perSecond?: number; burst?: number };
   /**
@@ -32,6 +41,11 @@ export interface HubOptions {
    * connection's next message waits (it is not refused).
    */
   agentBudget?: { itemsPerSecond?: number; burst?: number };
+  /**
+   * The same work budget for all agent connections from one remote address together, so that
+   * opening more connections does not multiply it.
+   */
+  agentAddressBudget?: { itemsPerSecond?: number; burst?: number };
   /** /ui tunables (tests lower them). */
   ui?: { deltaIntervalMs?: number; maxBufferedBytes?: number; maxBufferedPackets?: number };
   /**
@@ -58,8 +72,10 @@ export interface ResolvedHubOptions {
   readonly thresholds: ThresholdsPatch;
   readonly forgetAfterMs: number;
   readonly maxHistories: number;
+  readonly maxHistoryBytes: number;
   readonly agentRate: { readonly perSecond: number; readonly burst: number };
   readonly agentBudget: { readonly itemsPerSecond: number; readonly burst: number };
+  readonly agentAddressBudget: { readonly itemsPerSecond: number; readonly burst: number };
   readonly ui: { readonly deltaIntervalMs: number; readonly maxBufferedBytes: number; readonly maxBufferedPackets: number };
   readonly allowedOrigins: readonly string[];
   readonly log: (line: string) => void;
@@ -77,6 +93,11 @@ export const DEFAULT_AGENT_RATE = { perSecond: 200, burst: 2000 } as const;
  * (test/e2e/stream/fairness.test.ts), hence the modest burst.
  */
 export const DEFAULT_AGENT_BUDGET = { itemsPerSecond: 2000, burst: 2000 } as const;
+/**
+ * Ten connections' worth of DEFAULT_AGENT_BUDGET from one address, and at least what 1,000
+ * agents of 10 semaphores at 1 s on one host need (11,000 a second, as bench:hub runs them).
+ */
+export const DEFAULT_AGENT_ADDRESS_BUDGET = { itemsPerSecond: 20_000, burst: 20_000 } as const;
 export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 /** How often the hub ticks the engine (agent_down) and looks for agents to forget. */
 export const TICK_MS = 1000;
@@ -117,6 +138,7 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
   const ui = opts.ui ?? {};
   const rate = opts.agentRate ?? {};
   const budget = opts.agentBudget ?? {};
+  const addressBudget = opts.agentAddressBudget ?? {};
   return {
     port,
     host,
@@ -126,7 +148,8 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
     now: opts.now ?? Date.now,
     thresholds,
     forgetAfterMs: int("forgetAfterMs", opts.forgetAfterMs, DEFAULT_FORGET_AFTER_MS, 0, Number.MAX_SAFE_INTEGER),
-    maxHistories: int("maxHistories", opts.maxHistories, 1000, 1, 1_000_000),
+    maxHistories: int("maxHistories", opts.maxHistories, DEFAULT_MAX_SEMAPHORES, 1, 1_000_000),
+    maxHistoryBytes: int("maxHistoryBytes", opts.maxHistoryBytes, DEFAULT_MAX_HISTORY_BYTES, HISTORY_FULL_BYTES, Number.MAX_SAFE_INTEGER),
     agentRate: {
       perSecond: int("agentRate.perSecond", rate.perSecond, DEFAULT_AGENT_RATE.perSecond, 1, 1_000_000),
       burst: int("agentRate.burst", rate.burst, DEFAULT_AGENT_RATE.burst, 1, 1_000_000),
@@ -134,6 +157,10 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
     agentBudget: {
       itemsPerSecond: int("agentBudget.itemsPerSecond", budget.itemsPerSecond, DEFAULT_AGENT_BUDGET.itemsPerSecond, 1, 100_000_000),
       burst: int("agentBudget.burst", budget.burst, DEFAULT_AGENT_BUDGET.burst, 1, 100_000_000),
+    },
+    agentAddressBudget: {
+      itemsPerSecond: int("agentAddressBudget.itemsPerSecond", addressBudget.itemsPerSecond, DEFAULT_AGENT_ADDRESS_BUDGET.itemsPerSecond, 1, 100_000_000),
+      burst: int("agentAddressBudget.burst", addressBudget.burst, DEFAULT_AGENT_ADDRESS_BUDGET.burst, 1, 100_000_000),
     },
     ui: {
       deltaIntervalMs: int("ui.deltaIntervalMs", ui.deltaIntervalMs, UI_LIMITS.deltaIntervalMs, UI_LIMITS.deltaIntervalMs, 60_000),

@@ -57,3 +57,55 @@ export class WorkBudget {
     this.last = now;
   }
 }
+
+/** What a lane is charged against: its own WorkBudget, or that and its address's (CombinedBudget). */
+export interface Budget {
+  charge(units: number, now?: number): void;
+  waitMs(now?: number): number;
+}
+
+/** Several budgets at once: every charge goes to each, and the wait is the longest. */
+export class CombinedBudget implements Budget {
+  constructor(private readonly parts: readonly Budget[]) {}
+
+  charge(units: number, now = performance.now()): void {
+    for (const p of this.parts) p.charge(units, now);
+  }
+
+  waitMs(now = performance.now()): number {
+    let wait = 0;
+    for (const p of this.parts) wait = Math.max(wait, p.waitMs(now));
+    return wait;
+  }
+}
+
+/**
+ * One WorkBudget per remote address, shared by every connection from it: a per-connection
+ * budget alone is multiplied by opening more connections. Kept while a connection from the
+ * address is open.
+ */
+export class AddressBudgets {
+  private readonly byAddress = new Map<string, { budget: WorkBudget; users: number }>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+  ) {}
+
+  acquire(address: string): WorkBudget {
+    let entry = this.byAddress.get(address);
+    if (entry === undefined) this.byAddress.set(address, (entry = { budget: new WorkBudget(this.perSecond, this.burst), users: 0 }));
+    entry.users++;
+    return entry.budget;
+  }
+
+  release(address: string): void {
+    const entry = this.byAddress.get(address);
+    if (entry !== undefined && --entry.users <= 0) this.byAddress.delete(address);
+  }
+
+  /** Addresses with a connection open. */
+  get size(): number {
+    return this.byAddress.size;
+  }
+}

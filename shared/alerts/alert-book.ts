@@ -8,6 +8,8 @@ interface Entry {
   alert: Alert;
   /** Creation order: the tie-break when two alerts share a raisedAt, so ordering is stable. */
   seq: number;
+  /** Evidence added from outside the rules (annotate): kept when a rule replaces its own. */
+  extra?: Record<string, unknown>;
 }
 
 export interface RaiseInit {
@@ -39,6 +41,12 @@ function newestFirst(a: Entry, b: Entry): number {
 
 export class AlertBook {
   private readonly active = new Map<string, Entry>();
+  /**
+   * The same entries by rule, then key: get() runs several times per sample, and a key the
+   * caller keeps (a tracker's) is hashed once, where building the slot string costs a fresh
+   * string and its hash on every call.
+   */
+  private readonly byRule = new Map<AlertRule, Map<string, Entry>>();
   private readonly byId = new Map<string, Entry>();
   /** Resolved alerts, oldest resolution first; trimmed to maxResolved. */
   private resolved: Entry[] = [];
@@ -51,7 +59,7 @@ export class AlertBook {
 
   /** The active alert for (rule, key), if any. Read it; change it only through this book. */
   get(rule: AlertRule, key: string): Readonly<Alert> | undefined {
-    return this.active.get(slot(rule, key))?.alert;
+    return this.byRule.get(rule)?.get(key)?.alert;
   }
 
   byIdGet(id: string): Readonly<Alert> | undefined {
@@ -85,6 +93,9 @@ export class AlertBook {
     };
     const entry: Entry = { alert, seq: this.seq++ };
     this.active.set(s, entry);
+    let ofRule = this.byRule.get(init.rule);
+    if (ofRule === undefined) this.byRule.set(init.rule, (ofRule = new Map()));
+    ofRule.set(target.key, entry);
     this.byId.set(id, entry);
     this.pending.push({ kind: "raised", alert: snapshot(alert) });
     return alert;
@@ -92,7 +103,7 @@ export class AlertBook {
 
   /** Change an active alert; emits "updated" only if something actually changed. */
   update(rule: AlertRule, key: string, patch: AlertPatch): void {
-    const entry = this.active.get(slot(rule, key));
+    const entry = this.byRule.get(rule)?.get(key);
     if (entry === undefined) return;
     const a = entry.alert;
     let changed = false;
@@ -105,7 +116,7 @@ export class AlertBook {
       changed = true;
     }
     if (patch.evidence !== undefined) {
-      a.evidence = deepFreeze(patch.evidence);
+      a.evidence = deepFreeze(entry.extra === undefined ? patch.evidence : { ...patch.evidence, ...entry.extra });
       changed = true;
     }
     if (changed) this.pending.push({ kind: "updated", alert: snapshot(a) });
@@ -120,6 +131,7 @@ export class AlertBook {
     const entry = this.active.get(s);
     if (entry === undefined) return;
     this.active.delete(s);
+    this.byRule.get(rule)?.delete(key);
     const a = entry.alert;
     a.resolvedAt = at > a.raisedAt ? at : a.raisedAt;
     if (note !== undefined) a.evidence = deepFreeze({ ...a.evidence, ...note });
@@ -130,6 +142,21 @@ export class AlertBook {
       this.resolved = this.resolved.slice(drop);
     }
     this.pending.push({ kind: "resolved", alert: snapshot(a) });
+  }
+
+  /**
+   * Adds fields to an alert's evidence (active or resolved), e.g. the agent's flight recorder ring
+   * or a diagnosis; they survive the rule's own evidence updates. Emits "updated". False when the
+   * id is unknown.
+   */
+  annotate(id: string, fields: Record<string, unknown>): boolean {
+    const entry = this.byId.get(id);
+    if (entry === undefined) return false;
+    entry.extra = { ...entry.extra, ...fields };
+    const a = entry.alert;
+    a.evidence = deepFreeze({ ...a.evidence, ...fields });
+    this.pending.push({ kind: "updated", alert: snapshot(a) });
+    return true;
   }
 
   /**

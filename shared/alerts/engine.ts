@@ -217,6 +217,15 @@ export class AlertEngine {
     return this.book.drain();
   }
 
+  /**
+   * Adds fields to an alert's evidence (flight recorder ring, diagnosis: see main/hub/alert-evidence.ts).
+   * A recorded input like any other: a replay that makes the same calls gets the same alerts.
+   */
+  annotate(alertId: string, fields: Record<string, unknown>): AlertChange[] {
+    this.book.annotate(alertId, fields);
+    return this.book.drain();
+  }
+
   /** Change thresholds (validated: TypeError/RangeError); they apply from the next input on. */
   setThresholds(patch: ThresholdsPatch): AlertThresholds {
     this.th = applyThresholds(this.th, patch);
@@ -249,9 +258,22 @@ export class AlertEngine {
     return this.sems.get(key)?.status(this.book);
   }
 
+  /** What the agent registered for `key` (replaced by each register); undefined if never registered. */
+  semaphoreInfo(key: string): SemaphoreInfo | undefined {
+    const sem = this.sems.get(key);
+    return sem?.registered === true ? sem.info : undefined;
+  }
+
   /** Every known semaphore in first-seen order, shaped for /api/state. */
   semaphores(): SemaphoreState[] {
     return [...this.sems.values()].map((s) => s.state(this.book));
+  }
+
+  /** Typed-array bytes the rules' sample windows hold, over every semaphore. */
+  windowBytes(): number {
+    let n = 0;
+    for (const s of this.sems.values()) n += s.windowBytes();
+    return n;
   }
 
   /** Every known agent in first-hello order, shaped for /api/state. */

@@ -145,6 +145,11 @@ export class SemaphoreTracker implements SemaphoreContext {
     this.orderInversion.reset();
   }
 
+  /** Typed-array bytes its rules' windows hold (bounded by count, whatever sample time does). */
+  windowBytes(): number {
+    return this.convoy.bytes() + this.timeouts.bytes();
+  }
+
   member(): FleetMember {
     const s = this.last;
     return {

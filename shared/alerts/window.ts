@@ -53,44 +53,107 @@ export class Run {
   }
 }
 
-export interface WindowEntry<V> {
-  readonly t: number;
-  /** Sample time this entry adds to the union (its interval less overlap with the previous). */
-  readonly coverMs: number;
-  readonly value: V;
-}
+/**
+ * Entries a trailing window holds at most, whatever sample time says. Sample time is the agent's
+ * word: one whose `t` barely advances (+0.001 ms a sample) covers almost nothing per sample, so a
+ * window trimmed by time alone would grow without end. Trimmed by count too, it stays bounded; an
+ * agent sampling faster than windowMs / MAX_WINDOW_SAMPLES (20 ms for a 10 s window) then sees
+ * its window cover less than windowMs, which only ever keeps an alert from being raised.
+ */
+export const MAX_WINDOW_SAMPLES = 512;
+
+const T = 0;
+const COVER = 1;
+const HEADER = 2;
 
 /**
  * The most recent consecutive samples covering at least `windowMs` (fewer while the run is
- * young). Memory is O(window / interval): older entries are dropped as soon as the newer ones
- * alone still cover the window.
+ * young), each kept as a few numbers in one Float64Array ring: `fields` per entry besides its `t`
+ * and the sample time it adds to the union (its interval less overlap with the previous). Older
+ * entries are dropped as soon as the newer ones alone still cover the window, and beyond
+ * `maxSamples`. Numbers rather than the Sample objects: a window lives for seconds, long enough
+ * for its objects to reach the old generation, where thousands of them dying each second are what
+ * makes a busy hub pause for major collections.
  */
-export class TrailingWindow<V> {
-  private entries: WindowEntry<V>[] = [];
+export class TrailingWindow {
+  private buf: Float64Array;
+  private capacity: number;
+  private readonly stride: number;
+  private head = 0;
+  private len = 0;
   private coveredMs = 0;
 
-  push(t: number, intervalMs: number, value: V, maxGapMs: number, windowMs: number): void {
-    const last = this.entries.length > 0 ? this.entries[this.entries.length - 1] : undefined;
+  constructor(
+    readonly fields: number,
+    readonly maxSamples = MAX_WINDOW_SAMPLES,
+  ) {
+    if (!Number.isInteger(maxSamples) || maxSamples < 1) throw new RangeError(`maxSamples must be an integer ≥ 1, got ${String(maxSamples)}`);
+    this.stride = HEADER + fields;
+    this.capacity = Math.min(8, maxSamples);
+    this.buf = new Float64Array(this.capacity * this.stride);
+  }
+
+  /**
+   * Appends an entry at `t` (fields 0 until set()), restarting the window after a gap over
+   * `maxGapMs`, and dropping the oldest if it is full. Call trim() once the fields are set.
+   */
+  push(t: number, intervalMs: number, maxGapMs: number): void {
     let coverMs: number;
-    if (last === undefined || t - last.t > maxGapMs) {
+    if (this.len === 0 || t - this.t(this.len - 1) > maxGapMs) {
       this.clear();
       coverMs = intervalMs;
     } else {
-      coverMs = addedCoverage(t, intervalMs, last.t);
+      coverMs = addedCoverage(t, intervalMs, this.t(this.len - 1));
     }
-    this.entries.push({ t, coverMs, value });
+    if (this.len === this.maxSamples) this.dropFirst();
+    if (this.len === this.capacity) this.grow();
+    const o = this.offset(this.len);
+    this.buf[o + T] = t;
+    this.buf[o + COVER] = coverMs;
+    this.buf.fill(0, o + HEADER, o + this.stride);
+    this.len++;
     this.coveredMs += coverMs;
+  }
+
+  /** Sets field `f` of the newest entry. */
+  set(f: number, v: number): void {
+    this.buf[this.offset(this.len - 1) + HEADER + f] = v;
+  }
+
+  /** Drops the oldest entries the newer ones no longer need to cover `windowMs`. */
+  trim(windowMs: number): void {
     // The entry that becomes first keeps its coverMs: in the union it still starts where its
     // predecessor ended, so the sum stays the true covered time.
-    while (this.entries.length > 1 && this.coveredMs - this.entries[0].coverMs >= windowMs) {
-      this.coveredMs -= this.entries[0].coverMs;
-      this.entries.shift();
-    }
+    while (this.len > 1 && this.coveredMs - this.cover(0) >= windowMs) this.dropFirst();
+  }
+
+  dropFirst(): void {
+    if (this.len === 0) return;
+    this.coveredMs -= this.cover(0);
+    this.head = (this.head + 1) % this.capacity;
+    this.len--;
+    if (this.len === 0) this.clear();
   }
 
   clear(): void {
-    this.entries = [];
+    this.head = 0;
+    this.len = 0;
     this.coveredMs = 0;
+  }
+
+  /** Entry i's sample time (0 the oldest). */
+  t(i: number): number {
+    return this.buf[this.offset(i) + T];
+  }
+
+  /** Sample time entry i adds to the union. */
+  cover(i: number): number {
+    return this.buf[this.offset(i) + COVER];
+  }
+
+  /** Field f of entry i. */
+  get(i: number, f: number): number {
+    return this.buf[this.offset(i) + HEADER + f];
   }
 
   get covered(): number {
@@ -98,15 +161,32 @@ export class TrailingWindow<V> {
   }
 
   get size(): number {
-    return this.entries.length;
+    return this.len;
   }
 
   /** Start of the covered span: the first entry's time less what it covers. */
   get since(): number {
-    return this.entries.length === 0 ? 0 : this.entries[0].t - this.entries[0].coverMs;
+    return this.len === 0 ? 0 : this.t(0) - this.cover(0);
   }
 
-  items(): readonly WindowEntry<V>[] {
-    return this.entries;
+  /** Typed-array bytes held. */
+  bytes(): number {
+    return this.buf.byteLength;
+  }
+
+  private offset(i: number): number {
+    return ((this.head + i) % this.capacity) * this.stride;
+  }
+
+  private grow(): void {
+    const next = Math.min(this.capacity * 2, this.maxSamples);
+    const buf = new Float64Array(next * this.stride);
+    for (let i = 0; i < this.len; i++) {
+      const o = this.offset(i);
+      buf.set(this.buf.subarray(o, o + this.stride), i * this.stride);
+    }
+    this.buf = buf;
+    this.capacity = next;
+    this.head = 0;
   }
 }

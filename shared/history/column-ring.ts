@@ -31,8 +31,29 @@ export function rowBytes(schema: ColumnSchema): number {
   return n;
 }
 
-function allocate(Type: ColumnType, length: number): Column {
-  return new (Type as new (length: number) => Column)(length);
+type ViewType = new (buffer: ArrayBuffer, byteOffset: number, length: number) => Column;
+
+/**
+ * Every column of `schema` for `rows` rows, as views into one ArrayBuffer (each column starts on
+ * an 8-byte boundary). One backing store per ring rather than one per column: a hub holding
+ * 10,000 histories then has tens of thousands of buffers for the garbage collector to track,
+ * not over half a million, and a ring's growth is one allocation.
+ */
+function allocateColumns(schema: ColumnSchema, rows: number): Record<string, Column> {
+  let size = 0;
+  for (const key in schema) {
+    const [Type, stride] = schema[key];
+    size += Math.ceil((Type.BYTES_PER_ELEMENT * stride * rows) / 8) * 8;
+  }
+  const buffer = new ArrayBuffer(size);
+  const cols: Record<string, Column> = {};
+  let offset = 0;
+  for (const key in schema) {
+    const [Type, stride] = schema[key];
+    cols[key] = new (Type as unknown as ViewType)(buffer, offset, stride * rows);
+    offset += Math.ceil((Type.BYTES_PER_ELEMENT * stride * rows) / 8) * 8;
+  }
+  return cols;
 }
 
 export class ColumnRing<S extends TimedSchema> {
@@ -52,12 +73,7 @@ export class ColumnRing<S extends TimedSchema> {
       throw new RangeError(`maxPoints must be an integer ≥ 1, got ${maxPoints}`);
     }
     this.allocated = Math.min(maxPoints, Math.max(1, initialPoints));
-    const cols: Partial<Record<string, Column>> = {};
-    for (const key in schema) {
-      const [Type, stride] = schema[key];
-      cols[key] = allocate(Type, this.allocated * stride);
-    }
-    this.cols = cols as Columns<S>;
+    this.cols = allocateColumns(schema, this.allocated) as Columns<S>;
   }
 
   /** Rows held (≤ maxPoints). */
@@ -108,7 +124,7 @@ export class ColumnRing<S extends TimedSchema> {
     return lo;
   }
 
-  /** Bytes of typed-array storage currently allocated. */
+  /** Bytes of typed-array storage currently allocated (the columns; alignment adds at most 7 B each). */
   bytes(): number {
     let n = 0;
     for (const key in this.cols) n += this.cols[key].byteLength;
@@ -119,11 +135,10 @@ export class ColumnRing<S extends TimedSchema> {
     // Only reached while the ring has never wrapped (start = 0, rows 0..count-1 in place).
     const next = Math.min(this.maxPoints, this.allocated * 2);
     const cols = this.cols as Record<string, Column>;
+    const bigger = allocateColumns(this.schema, next);
     for (const key in this.schema) {
-      const [Type, stride] = this.schema[key];
-      const bigger = allocate(Type, next * stride);
-      bigger.set(cols[key]);
-      cols[key] = bigger;
+      bigger[key].set(cols[key]);
+      cols[key] = bigger[key];
     }
     this.allocated = next;
   }

@@ -1,58 +1,112 @@
 // Every semaphore's history, keyed by "<service>/<instance>/<id>", with a bound on how many are
-// held: a hub that keeps seeing new instances (restarts, autoscaling) must not grow without end.
-// Beyond the bound the least recently updated history is evicted, and counted.
+// held, in count and in memory: a hub that keeps seeing new instances (restarts, autoscaling) must
+// not grow without end.
+//
+// At the bound, a new key takes the place of the least recently updated history only if that one
+// has been idle for `minIdleMs` (evicted, and counted). Otherwise every history held is live, and
+// evicting one would only have it rebuilt on its next sample, one eviction evicting the next: so
+// the new key is refused (no history, counted) until some history goes idle. What is kept is
+// then the histories that are updated, never a churn of fresh rings that hold nothing.
 
 import type { Sample, Summary } from "../protocol/types.js";
 import type { HistKind, Tier } from "./columnar-window.js";
 import { fleetSummary, fleetWindow, type FleetWindow } from "./fleet-window.js";
-import type { SemaphoreHistoryOptions } from "./history-options.js";
+import { historyFullBytes, type SemaphoreHistoryOptions } from "./history-options.js";
 import { SemaphoreHistory } from "./semaphore-history.js";
 
 export interface HistoryStoreOptions {
-  /** Histories held at most (default 1000, the protocol's semaphores-per-agent limit). */
+  /** Histories held at most (default 10,000). */
   maxSemaphores?: number;
+  /**
+   * Typed-array bytes the histories may hold once all are full (default 1 GiB): the store holds
+   * at most maxBytes / historyFullBytes(history) of them (3,515 at the default shape), so a
+   * memory budget holds whatever the histories do.
+   */
+  maxBytes?: number;
+  /** A history not updated for this long may make room for a new one (default 60 s). */
+  minIdleMs?: number;
+  /** The clock idleness is measured on (epoch ms). Default Date.now. */
+  now?: () => number;
   /** Options for every history the store creates. */
   history?: SemaphoreHistoryOptions;
 }
 
-export const DEFAULT_MAX_SEMAPHORES = 1000;
+export const DEFAULT_MAX_SEMAPHORES = 10_000;
+export const DEFAULT_MAX_HISTORY_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MIN_IDLE_MS = 60_000;
+
+/** A history in the recency list (least recently updated at the head). */
+interface Node {
+  readonly key: string;
+  readonly history: SemaphoreHistory;
+  updatedAt: number;
+  prev: Node | null;
+  next: Node | null;
+}
 
 export class HistoryStore {
+  /** Histories held at most: the count bound or the memory bound, whichever is lower. */
+  readonly capacity: number;
   readonly maxSemaphores: number;
+  readonly maxBytes: number;
+  readonly minIdleMs: number;
   private readonly historyOptions: SemaphoreHistoryOptions | undefined;
-  // A Map iterates in insertion order; re-inserting on every push keeps it least recently updated first.
-  private readonly byKey = new Map<string, SemaphoreHistory>();
+  private readonly now: () => number;
+  private readonly byKey = new Map<string, Node>();
+  private head: Node | null = null;
+  private tail: Node | null = null;
   private evictedCount = 0;
+  private refusedCount = 0;
 
   constructor(opts: HistoryStoreOptions = {}) {
     const max = opts.maxSemaphores ?? DEFAULT_MAX_SEMAPHORES;
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxSemaphores must be an integer ≥ 1, got ${String(max)}`);
+    const maxBytes = opts.maxBytes ?? DEFAULT_MAX_HISTORY_BYTES;
+    const full = historyFullBytes(opts.history);
+    if (!(maxBytes >= full)) throw new RangeError(`maxBytes must be at least one full history (${full} B), got ${String(maxBytes)}`);
+    const idle = opts.minIdleMs ?? DEFAULT_MIN_IDLE_MS;
+    if (!(idle >= 0) || !Number.isFinite(idle)) throw new RangeError(`minIdleMs must be finite and ≥ 0, got ${String(idle)}`);
     this.maxSemaphores = max;
+    this.maxBytes = maxBytes;
+    this.capacity = Math.min(max, Math.floor(maxBytes / full));
+    this.minIdleMs = idle;
+    this.now = opts.now ?? Date.now;
     this.historyOptions = opts.history;
   }
 
   /**
-   * Records a sample for `key`, creating its history (and evicting the least recently updated one
-   * beyond the bound) if needed. Returns SemaphoreHistory.push's answer: false for a late or duplicate sample.
+   * Records a sample for `key`, creating its history if there is room (or an idle one to evict).
+   * Returns SemaphoreHistory.push's answer: false for a late or duplicate sample, and for a key
+   * refused for want of room. O(1).
    */
   push(key: string, sample: Sample, t: number, intervalMs: number): boolean {
-    let h = this.byKey.get(key);
-    if (h === undefined) {
-      h = new SemaphoreHistory(this.historyOptions);
+    const now = this.now();
+    let node = this.byKey.get(key);
+    if (node === undefined) {
+      if (this.byKey.size >= this.capacity) {
+        const oldest = this.head;
+        if (oldest === null || now - oldest.updatedAt < this.minIdleMs) {
+          this.refusedCount++;
+          return false;
+        }
+        this.remove(oldest);
+        this.evictedCount++;
+      }
+      node = { key, history: new SemaphoreHistory(this.historyOptions), updatedAt: now, prev: null, next: null };
+      this.byKey.set(key, node);
+      this.append(node);
     } else {
-      this.byKey.delete(key);
+      node.updatedAt = now;
+      if (node !== this.tail) {
+        this.unlink(node);
+        this.append(node);
+      }
     }
-    this.byKey.set(key, h);
-    while (this.byKey.size > this.maxSemaphores) {
-      const oldest = this.byKey.keys().next().value as string;
-      this.byKey.delete(oldest);
-      this.evictedCount++;
-    }
-    return h.push(sample, t, intervalMs);
+    return node.history.push(sample, t, intervalMs);
   }
 
   get(key: string): SemaphoreHistory | undefined {
-    return this.byKey.get(key);
+    return this.byKey.get(key)?.history;
   }
 
   has(key: string): boolean {
@@ -61,12 +115,17 @@ export class HistoryStore {
 
   /** Drops a history (e.g. its agent unregistered the semaphore). Not counted as an eviction. */
   delete(key: string): boolean {
-    return this.byKey.delete(key);
+    const node = this.byKey.get(key);
+    if (node === undefined) return false;
+    this.remove(node);
+    return true;
   }
 
   /** Keys held, least recently updated first. */
   keys(): string[] {
-    return [...this.byKey.keys()];
+    const out: string[] = [];
+    for (let n = this.head; n !== null; n = n.next) out.push(n.key);
+    return out;
   }
 
   get size(): number {
@@ -78,9 +137,14 @@ export class HistoryStore {
     return this.evictedCount;
   }
 
+  /** Samples of new keys refused a history because every history held was live. */
+  get refused(): number {
+    return this.refusedCount;
+  }
+
   bytes(): number {
     let n = 0;
-    for (const h of this.byKey.values()) n += h.bytes();
+    for (const node of this.byKey.values()) n += node.history.bytes();
     return n;
   }
 
@@ -97,9 +161,30 @@ export class HistoryStore {
   private pick(keys: Iterable<string>): SemaphoreHistory[] {
     const out: SemaphoreHistory[] = [];
     for (const k of new Set(keys)) {
-      const h = this.byKey.get(k);
-      if (h !== undefined) out.push(h);
+      const node = this.byKey.get(k);
+      if (node !== undefined) out.push(node.history);
     }
     return out;
+  }
+
+  private remove(node: Node): void {
+    this.byKey.delete(node.key);
+    this.unlink(node);
+  }
+
+  private append(node: Node): void {
+    node.prev = this.tail;
+    node.next = null;
+    if (this.tail === null) this.head = node;
+    else this.tail.next = node;
+    this.tail = node;
+  }
+
+  private unlink(node: Node): void {
+    if (node.prev === null) this.head = node.next;
+    else node.prev.next = node.next;
+    if (node.next === null) this.tail = node.prev;
+    else node.next.prev = node.prev;
+    node.prev = node.next = null;
   }
 }

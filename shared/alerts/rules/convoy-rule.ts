@@ -5,13 +5,13 @@
 //
 // Severity only escalates while the alert is active: dropping back to warning on a better
 // window would flap the alert between levels for what is one incident.
-import { mergeSummaries } from "../../histogram.js";
 import type { Sample, Severity } from "../../protocol/types.js";
 import type { AlertBook } from "../alert-book.js";
 import { fmtMs } from "../format.js";
+import { HistRing, MAX_HIST_PAIRS, MergedHist } from "../hist-ring.js";
 import type { ConvoyThresholds } from "../thresholds.js";
 import type { SampleTime, SemaphoreContext } from "../types.js";
-import { Run, TrailingWindow, type WindowEntry } from "../window.js";
+import { Run, TrailingWindow } from "../window.js";
 
 export function convoyHolds(s: Sample, th: ConvoyThresholds): boolean {
   return s.inUse >= s.cap && s.waiters >= th.minWaiters && s.waitMs.p99 >= th.waitToHoldRatio * s.holdMs.p50;
@@ -26,12 +26,23 @@ export interface ConvoyTrend {
   readonly critical: boolean;
 }
 
-function releasedPerSec(entries: readonly WindowEntry<Sample>[]): number {
+// What the window keeps of each sample: the numbers the evidence needs, and where its two
+// histograms' pairs start in the rings.
+const WAITERS = 0;
+const RELEASED = 1;
+const ACQUIRED = 2;
+const WAIT_MAX = 3;
+const HOLD_MAX = 4;
+const WAIT_AT = 5;
+const HOLD_AT = 6;
+const FIELDS = 7;
+
+function releasedPerSec(w: TrailingWindow, from: number, to: number): number {
   let released = 0;
   let ms = 0;
-  for (const e of entries) {
-    released += e.value.released;
-    ms += e.coverMs;
+  for (let i = from; i < to; i++) {
+    released += w.get(i, RELEASED);
+    ms += w.cover(i);
   }
   return ms > 0 ? (released * 1000) / ms : 0;
 }
@@ -42,13 +53,13 @@ function releasedPerSec(entries: readonly WindowEntry<Sample>[]): number {
  * rather than two single intervals, because one interval's count is too noisy to call a trend.
  * With an odd count the middle sample belongs to neither half.
  */
-export function convoyTrend(entries: readonly WindowEntry<Sample>[]): ConvoyTrend {
-  const n = entries.length;
+function convoyTrend(w: TrailingWindow): ConvoyTrend {
+  const n = w.size;
   const half = Math.floor(n / 2);
-  const first = releasedPerSec(entries.slice(0, half));
-  const second = releasedPerSec(entries.slice(n - half));
-  const waitersFirst = n > 0 ? entries[0].value.waiters : 0;
-  const waitersLast = n > 0 ? entries[n - 1].value.waiters : 0;
+  const first = releasedPerSec(w, 0, half);
+  const second = releasedPerSec(w, n - half, n);
+  const waitersFirst = n > 0 ? w.get(0, WAITERS) : 0;
+  const waitersLast = n > 0 ? w.get(n - 1, WAITERS) : 0;
   return {
     waitersFirst,
     waitersLast,
@@ -58,48 +69,91 @@ export function convoyTrend(entries: readonly WindowEntry<Sample>[]): ConvoyTren
   };
 }
 
+interface Merged {
+  readonly waitP99: number;
+  readonly holdP50: number;
+  readonly waitMax: number;
+  readonly holdP99: number;
+}
+
+/** Scratch for merging a window's histograms: one at a time, never kept. */
+const scratch = new MergedHist();
+
 const round = (x: number): number => Math.round(x * 100) / 100;
 
 export class ConvoyRule {
   /** The current run of samples meeting the condition, trimmed to the window. */
-  private readonly window = new TrailingWindow<Sample>();
+  private readonly window = new TrailingWindow(FIELDS);
+  private readonly waitHists = new HistRing();
+  private readonly holdHists = new HistRing();
   private readonly clear = new Run();
 
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: ConvoyThresholds): void {
     const key = sem.target.key;
-    if (convoyHolds(s, th)) this.window.push(at.t, at.intervalMs, s, at.maxGapMs, th.windowMs);
-    else this.window.clear();
+    if (convoyHolds(s, th)) this.add(s, at, th.windowMs);
+    else this.clearWindow();
     const cleared = this.clear.feed(at.t, at.intervalMs, s.waiters === 0, at.maxGapMs);
 
     const active = book.get("convoy", key);
     if (active === undefined) {
       if (this.window.covered >= th.windowMs) {
-        const trend = convoyTrend(this.window.items());
+        const trend = convoyTrend(this.window);
         const severity: Severity = trend.critical ? "critical" : "warning";
-        book.raise(sem.target, { rule: "convoy", severity, message: this.message(sem, s, severity), evidence: this.evidence(s, trend, th) }, at.t);
+        const m = this.merged();
+        book.raise(sem.target, { rule: "convoy", severity, message: this.message(sem, s, severity, m), evidence: this.evidence(s, trend, th, m) }, at.t);
       }
       return;
     }
     if (cleared >= th.clearMs) {
       book.resolve("convoy", key, at.t);
-      this.window.clear();
+      this.clearWindow();
       return;
     }
     if (active.severity === "warning" && this.window.covered >= th.windowMs) {
-      const trend = convoyTrend(this.window.items());
+      const trend = convoyTrend(this.window);
       if (trend.critical) {
-        book.update("convoy", key, { severity: "critical", message: this.message(sem, s, "critical"), evidence: this.evidence(s, trend, th) });
+        const m = this.merged();
+        book.update("convoy", key, { severity: "critical", message: this.message(sem, s, "critical", m), evidence: this.evidence(s, trend, th, m) });
       }
     }
   }
 
   reset(): void {
-    this.window.clear();
+    this.clearWindow();
     this.clear.reset();
   }
 
-  private message(sem: SemaphoreContext, s: Sample, severity: Severity): string {
-    const { waitP99, holdP50 } = this.merged();
+  /** Typed-array bytes its window holds. */
+  bytes(): number {
+    return this.window.bytes() + this.waitHists.bytes() + this.holdHists.bytes();
+  }
+
+  private add(s: Sample, at: SampleTime, windowMs: number): void {
+    const w = this.window;
+    w.push(at.t, at.intervalMs, at.maxGapMs);
+    w.set(WAITERS, s.waiters);
+    w.set(RELEASED, s.released);
+    w.set(ACQUIRED, s.acquired);
+    w.set(WAIT_MAX, s.waitMs.max);
+    w.set(HOLD_MAX, s.holdMs.max);
+    w.set(WAIT_AT, this.waitHists.append(s.waitMs.hist));
+    w.set(HOLD_AT, this.holdHists.append(s.holdMs.hist));
+    w.trim(windowMs);
+    // Bounded in pairs as well as samples: full histograms in every sample would hold ~MAX_WINDOW_SAMPLES × 4 KiB.
+    while (w.size > 1 && (this.waitHists.endOffset - w.get(0, WAIT_AT) > MAX_HIST_PAIRS || this.holdHists.endOffset - w.get(0, HOLD_AT) > MAX_HIST_PAIRS)) {
+      w.dropFirst();
+    }
+    this.waitHists.dropBefore(w.get(0, WAIT_AT));
+    this.holdHists.dropBefore(w.get(0, HOLD_AT));
+  }
+
+  private clearWindow(): void {
+    this.window.clear();
+    this.waitHists.clear();
+    this.holdHists.clear();
+  }
+
+  private message(sem: SemaphoreContext, s: Sample, severity: Severity, { waitP99, holdP50 }: Merged): string {
     let text =
       `${sem.label}: convoy for ${fmtMs(this.window.covered)}: ${s.inUse}/${s.cap} in use, ${s.waiters} waiting, ` +
       `wait p99 ${fmtMs(waitP99)} vs hold p50 ${fmtMs(holdP50)}`;
@@ -107,26 +161,44 @@ export class ConvoyRule {
     return text;
   }
 
-  private merged(): { waitP99: number; holdP50: number; waitMax: number; holdP99: number } {
-    const items = this.window.items();
-    const wait = mergeSummaries(items.map((e) => e.value.waitMs));
-    const hold = mergeSummaries(items.map((e) => e.value.holdMs));
-    return { waitP99: wait.p99, holdP50: hold.p50, waitMax: wait.max, holdP99: hold.p99 };
+  /** Percentiles of the whole window, from its samples' histograms merged (as mergeSummaries does). */
+  private merged(): Merged {
+    const w = this.window;
+    const n = w.size;
+    let waitMax = 0;
+    let holdMax = 0;
+    for (let i = 0; i < n; i++) {
+      if (w.get(i, WAIT_MAX) > waitMax) waitMax = w.get(i, WAIT_MAX);
+      if (w.get(i, HOLD_MAX) > holdMax) holdMax = w.get(i, HOLD_MAX);
+    }
+    const wait = this.merge(this.waitHists, WAIT_AT);
+    const waitP99 = wait.quantile(waitMax, 0.99);
+    const hold = this.merge(this.holdHists, HOLD_AT);
+    return { waitP99, waitMax, holdP50: hold.quantile(holdMax, 0.5), holdP99: hold.quantile(holdMax, 0.99) };
   }
 
-  private evidence(s: Sample, trend: ConvoyTrend, th: ConvoyThresholds): Record<string, unknown> {
-    const items = this.window.items();
+  /** The window's histograms of one kind, merged (into the shared scratch: read it before the next merge). */
+  private merge(ring: HistRing, field: number): MergedHist {
+    const w = this.window;
+    const dense = scratch.dense;
+    dense.fill(0);
+    for (let i = 0; i < w.size; i++) ring.addInto(dense, w.get(i, field), i + 1 < w.size ? w.get(i + 1, field) : ring.endOffset);
+    return scratch.from(dense);
+  }
+
+  private evidence(s: Sample, trend: ConvoyTrend, th: ConvoyThresholds, m: Merged): Record<string, unknown> {
+    const w = this.window;
+    const n = w.size;
     let maxWaiters = 0;
     let released = 0;
     let acquired = 0;
-    for (const e of items) {
-      if (e.value.waiters > maxWaiters) maxWaiters = e.value.waiters;
-      released += e.value.released;
-      acquired += e.value.acquired;
+    for (let i = 0; i < n; i++) {
+      if (w.get(i, WAITERS) > maxWaiters) maxWaiters = w.get(i, WAITERS);
+      released += w.get(i, RELEASED);
+      acquired += w.get(i, ACQUIRED);
     }
-    const m = this.merged();
     return {
-      window: { from: this.window.since, to: items.length > 0 ? items[items.length - 1].t : this.window.since, coveredMs: this.window.covered, samples: items.length },
+      window: { from: w.since, to: n > 0 ? w.t(n - 1) : w.since, coveredMs: w.covered, samples: n },
       cap: s.cap,
       inUse: s.inUse,
       waiters: { first: trend.waitersFirst, last: trend.waitersLast, max: maxWaiters },

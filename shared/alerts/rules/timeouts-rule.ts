@@ -21,14 +21,18 @@ export interface TimeoutsTotals extends Counts {
   readonly ratio: number;
 }
 
-export function timeoutsTotals(items: readonly { readonly value: Counts }[]): TimeoutsTotals {
+const ACQUIRED = 0;
+const TIMEOUTS = 1;
+const REJECTIONS = 2;
+
+function timeoutsTotals(w: TrailingWindow): TimeoutsTotals {
   let acquired = 0;
   let timeouts = 0;
   let rejections = 0;
-  for (const { value } of items) {
-    acquired += value.acquired;
-    timeouts += value.timeouts;
-    rejections += value.rejections;
+  for (let i = 0; i < w.size; i++) {
+    acquired += w.get(i, ACQUIRED);
+    timeouts += w.get(i, TIMEOUTS);
+    rejections += w.get(i, REJECTIONS);
   }
   const failed = timeouts + rejections;
   const attempts = acquired + failed;
@@ -36,12 +40,17 @@ export function timeoutsTotals(items: readonly { readonly value: Counts }[]): Ti
 }
 
 export class TimeoutsRule {
-  private readonly window = new TrailingWindow<Counts>();
+  private readonly window = new TrailingWindow(3);
   private readonly clear = new Run();
 
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: TimeoutsThresholds): void {
-    this.window.push(at.t, at.intervalMs, { acquired: s.acquired, timeouts: s.timeouts, rejections: s.rejections }, at.maxGapMs, th.windowMs);
-    const tot = timeoutsTotals(this.window.items());
+    const w = this.window;
+    w.push(at.t, at.intervalMs, at.maxGapMs);
+    w.set(ACQUIRED, s.acquired);
+    w.set(TIMEOUTS, s.timeouts);
+    w.set(REJECTIONS, s.rejections);
+    w.trim(th.windowMs);
+    const tot = timeoutsTotals(w);
     const failing = tot.attempts >= th.minAttempts && tot.ratio >= th.ratio;
     const cleared = this.clear.feed(at.t, at.intervalMs, !failing, at.maxGapMs);
     const active = book.get("timeouts", sem.target.key) !== undefined;
@@ -73,5 +82,10 @@ export class TimeoutsRule {
   reset(): void {
     this.window.clear();
     this.clear.reset();
+  }
+
+  /** Typed-array bytes its window holds. */
+  bytes(): number {
+    return this.window.bytes();
   }
 }

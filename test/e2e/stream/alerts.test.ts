@@ -11,6 +11,8 @@ import { alertsOf, cleanupAll, startHubCli, startService, stateOf, until, type C
 
 const INTERVAL_MS = 250;
 const LEAK_THRESHOLD_MS = 1000;
+/** Wall-clock slack for "it arrived at all" on a loaded machine: a liveness bound, not a speed. */
+const LIVENESS_MS = 5000;
 /** Lowered from 60 s (through the API, so it is in the recording too) to see the alert resolve. */
 const DOUBLE_RELEASE_QUIET_MS = 2000;
 
@@ -41,7 +43,10 @@ describe("alerts from real agents", () => {
     const alert = await until(async () => find(await alertsOf(hub.url), "leak", "leak-1"), "the leak alert", 10_000, 20);
     const seenAfter = Date.now() - held.at;
     console.log(`leak: alert seen ${seenAfter} ms after the acquire (raisedAt +${alert.raisedAt - held.at} ms)`);
-    expect(seenAfter).toBeLessThanOrEqual(LEAK_THRESHOLD_MS + 2 * INTERVAL_MS);
+    // Raised (sample time) within the threshold plus two intervals; seen (wall clock) within a
+    // liveness bound: how soon on a busy machine is not this test's business.
+    expect(alert.raisedAt - held.at).toBeLessThanOrEqual(LEAK_THRESHOLD_MS + 2 * INTERVAL_MS);
+    expect(seenAfter).toBeLessThanOrEqual(LEAK_THRESHOLD_MS + 2 * INTERVAL_MS + LIVENESS_MS);
     expect(alert.raisedAt - held.at).toBeGreaterThanOrEqual(LEAK_THRESHOLD_MS);
     expect(alert).toMatchObject({ severity: "critical", key: "shop/leak-1/leaky", semaphore: "leaky", resolvedAt: null });
     const holders = (alert.evidence as { holders: { stack?: string; heldMs?: number }[] }).holders;
@@ -57,7 +62,7 @@ describe("alerts from real agents", () => {
 
     const released = await svc.leak.ask({ cmd: "leak:release" }, "leak:released");
     const resolved = await until(async () => (await alertsOf(hub.url)).find((a) => a.id === alert.id && a.resolvedAt !== null), "the leak resolved", 10_000, 20);
-    expect(Date.now() - released.at).toBeLessThan(2 * INTERVAL_MS + 1000);
+    expect(Date.now() - released.at).toBeLessThan(2 * INTERVAL_MS + LIVENESS_MS);
     expect(resolved.resolvedAt).toBeGreaterThanOrEqual(held.at + LEAK_THRESHOLD_MS);
     expect(resolved.resolvedAt).toBeLessThanOrEqual(released.at + 2 * INTERVAL_MS);
   });
@@ -85,7 +90,7 @@ describe("alerts from real agents", () => {
   it("double release: raised with the stack of the second release, resolved after the quiet period", async () => {
     const done = await svc.double.ask({ cmd: "double" }, "double:done");
     const alert = await until(async () => find(await alertsOf(hub.url), "double_release", "double-1"), "the double_release alert", 10_000, 20);
-    expect(Date.now() - done.at).toBeLessThan(2 * INTERVAL_MS + 1000);
+    expect(Date.now() - done.at).toBeLessThan(2 * INTERVAL_MS + LIVENESS_MS);
     expect(alert.raisedAt).toBeGreaterThanOrEqual(done.at - 50);
     expect(alert.raisedAt).toBeLessThanOrEqual(done.at + INTERVAL_MS);
     // The sample's counter and the event (with the stack) arrive in either order; the alert ends up with both.
@@ -110,7 +115,7 @@ describe("alerts from real agents", () => {
     const killedAt = Date.now();
     await svc.victim.kill("SIGKILL");
     const alert = await until(async () => find(await alertsOf(hub.url), "agent_down", "victim-1"), "agent_down", 10_000, 20);
-    expect(Date.now() - killedAt).toBeLessThan(3 * INTERVAL_MS + 1000);
+    expect(Date.now() - killedAt).toBeLessThan(3 * INTERVAL_MS + LIVENESS_MS);
     expect(alert).toMatchObject({ key: "shop/victim-1", severity: "warning", resolvedAt: null });
     expect((alert.evidence as { agentId: string; reason: string })).toMatchObject({ agentId: svc.victim.agentId, reason: "disconnected" });
     expect((await stateOf(hub.url)).agents.find((a) => a.agentId === svc.victim.agentId)?.connected).toBe(false);

@@ -117,11 +117,13 @@ describe("a hub that never answers", () => {
       expect(status.connected).toBe(false);
       expect(status.bufferedBatches).toBeLessThanOrEqual(10);
       expect(status.dropped).toBeGreaterThan(0);
-      // Latency: within a bound of the same process's own baseline (a loaded CI box alone moves p99 by a few ms).
-      expect(connected.p99).toBeLessThan(Math.max(2 * baseline.p99, baseline.p99 + 10));
-      expect(connected.max).toBeLessThan(Math.max(4 * baseline.max, baseline.max + 100));
-      // Throughput: the host served about as many requests.
-      expect(connected.ops).toBeGreaterThan(0.8 * baseline.ops);
+      // Never blocked: no loop stall anywhere near the hub's silence (an agent awaiting its hub on
+      // the host's path would stall it for seconds). Liveness bounds over the process's own
+      // baseline; how small the agent's cost is, is bench:agent's business.
+      expect(connected.p99).toBeLessThan(baseline.p99 + 100);
+      expect(connected.max).toBeLessThan(baseline.max + 1000);
+      // Throughput: the host kept serving requests.
+      expect(connected.ops).toBeGreaterThan(0.5 * baseline.ops);
       // Memory: the buffer fills in 2 s and then stays full; the heap must not keep growing.
       const base = Math.max(...baseline.heap);
       expect(Math.max(...connected.heap) - base).toBeLessThan(4 * 1048576);

@@ -29,6 +29,7 @@ const VALID: Record<Event, unknown> = {
   register: { semaphores: [{ id: "db", name: "db", kind: "semaphore", cap: 10, queue: "fifo", maxWaiters: null, acquireTimeoutMs: null, leaseTimeoutMs: null, leakThresholdMs: 1000, scope: "process" }] },
   samples: { seq: 0, t: T, intervalMs: 1000, items: [sample, { ...sample, id: "cache" }] },
   events: { items: [{ t: T, id: "db", type: "leak_suspected", holderId: "x", heldMs: 5, stack: "at f (a.js:1:1)", detail: { a: [1, { b: "c" }] } }] },
+  flight: { id: "f1", alertId: "leak:x:1", t: T, capacity: 10, total: 1, ops: [{ t: T, op: "grant", holder: 1, weight: 1, waitMs: 0, stack: 0 }], holders: [{ holder: 1, weight: 1, heldMs: 5, stack: 0 }], stacks: ["at f (a.js:1:1)"] },
 };
 
 const POISON: unknown[] = [NaN, Infinity, -Infinity, -1, -0.5, 1.5, 2 ** 53, "1", "", true, null, [], {}, [1, 2, 3], "x".repeat(LIMITS.maxString + 1)];
@@ -193,13 +194,12 @@ describe("hostile input against a live hub", () => {
     const state = await stateOf(hub.url);
     expect(state.agents.filter((a) => a.agentId.startsWith("hostile-"))).toHaveLength(lanes.length - 3);
     expect(state.semaphores.filter((x) => x.service === "hostile")).toEqual([]);
-    // The real agent: every batch acked ok, seqs contiguous, acks timely while it was going on.
+    // The real agent: every batch acked ok, seqs contiguous, and acked while it was going on (an
+    // agent gives up on an ack after 10 s: each of these came back within that). How fast is
+    // bench:hub's fairness case.
     expect(acks.every((a) => a.ok)).toBe(true);
     const seqs = acks.map((a) => a.seq).sort((a, b) => a - b);
     expect(seqs).toEqual(seqs.map((_, i) => seqs[0] + i));
     expect(during.length).toBeGreaterThan(0);
-    // Sane: a loaded 2-core box also runs this test's 13 senders; the agent gives up on an ack after 10 s.
-    expect(percentile(during, 50)).toBeLessThan(100);
-    expect(percentile(during, 99)).toBeLessThan(1000);
   }, 120_000);
 });

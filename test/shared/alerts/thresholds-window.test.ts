@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { AlertEngine, applyThresholds, DEFAULT_THRESHOLDS } from "../../../shared/alerts/index.js";
 import { Run, TrailingWindow } from "../../../shared/alerts/window.js";
-import { convoySample, ofRule, setup } from "./helpers.js";
+import { MAX_HIST_PAIRS } from "../../../shared/alerts/hist-ring.js";
+import { MAX_WINDOW_SAMPLES } from "../../../shared/alerts/window.js";
+import type { Summary } from "../../../shared/histogram.js";
+import { convoySample, info, ofRule, setup } from "./helpers.js";
 
 describe("thresholds", () => {
   it("default to the protocol's numbers", () => {
@@ -60,13 +63,62 @@ describe("windows", () => {
     expect(r.feed(7901, 1000, true, 2000)).toBe(1000);
   });
 
+  const values = (w: TrailingWindow) => Array.from({ length: w.size }, (_, i) => w.get(i, 0));
+  const push = (w: TrailingWindow, t: number, v: number, intervalMs = 1000, windowMs = 10_000) => {
+    w.push(t, intervalMs, 2 * intervalMs);
+    w.set(0, v);
+    w.trim(windowMs);
+  };
+
   it("a trailing window keeps just enough samples to cover it", () => {
-    const w = new TrailingWindow<number>();
-    for (let i = 1; i <= 12; i++) w.push(i * 1000, 1000, i, 2000, 10_000);
+    const w = new TrailingWindow(1);
+    for (let i = 1; i <= 12; i++) push(w, i * 1000, i);
     expect(w.covered).toBe(10_000);
-    expect(w.items().map((e) => e.value)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(values(w)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(w.since).toBe(2000);
-    w.push(15_000, 1000, 13, 2000, 10_000);
-    expect(w.items().map((e) => e.value)).toEqual([13]);
+    push(w, 15_000, 13);
+    expect(values(w)).toEqual([13]);
+  });
+
+  it("a trailing window is bounded by count when sample time barely advances", () => {
+    const w = new TrailingWindow(1, 64);
+    // +0.001 ms a sample: by time alone, 10 s would take 10 million samples.
+    for (let i = 1; i <= 10_000; i++) push(w, 1_000_000 + i * 0.001, i);
+    expect(w.size).toBe(64);
+    expect(values(w)).toEqual(Array.from({ length: 64 }, (_, i) => 10_000 - 63 + i));
+    // It covers what its samples cover, never more: such a window does not reach 10 s.
+    expect(w.covered).toBeLessThan(1000 + 64 * 0.001 + 1e-6);
+    expect(w.bytes()).toBeLessThanOrEqual(64 * 3 * 8);
+    // Still a window: a gap restarts it, and honest samples after fill it by time again.
+    for (let i = 1; i <= 12; i++) push(w, 2_000_000 + i * 1000, i);
+    expect(values(w)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+});
+
+describe("rule windows under a hostile sample time", () => {
+  /** Every bucket filled: the most a sample's histogram can hold. */
+  const full = (ms: number): Summary => ({ count: 256, p50: ms, p90: ms, p99: ms, max: ms, hist: Array.from({ length: 256 }, (_, b) => [b, 1] as [number, number]) });
+
+  it("hold memory bounded by count, and raise nothing for time the samples never covered", () => {
+    const { engine, agent } = setup({ infos: [info("a"), info("b")] });
+    // Within every protocol limit: a convoy and a failing acquire rate in every sample, each
+    // with two full histograms, while `t` advances 0.001 ms a sample.
+    const hostile = (id: string) => convoySample(id, { timeouts: 5, acquired: 1, waitMs: full(400), holdMs: full(50) });
+    const perSemaphore = MAX_WINDOW_SAMPLES * (2 + 7) * 8 + 2 * (MAX_HIST_PAIRS + 256) * 9 + MAX_WINDOW_SAMPLES * (2 + 3) * 8;
+    let plateau = 0;
+    for (let i = 0; i < 20_000; i++) {
+      agent.send([hostile("a"), hostile("b")], 0.001);
+      if (i === 2_000) plateau = engine.windowBytes();
+    }
+    expect(engine.windowBytes()).toBeLessThanOrEqual(2 * perSemaphore);
+    expect(engine.windowBytes()).toBe(plateau);
+    // 20 ms of sample time is not the 5 s a convoy needs; the timeouts window judges what it holds.
+    expect(ofRule(agent.log, "convoy")).toEqual([]);
+    expect(ofRule(agent.log, "timeouts").map((c) => c.kind)).toEqual(["raised", "raised"]);
+    // The same semaphores, honest again: a gap restarts the windows and 5 s raises the convoy.
+    agent.send([convoySample("a")], 10_000);
+    const raised = ofRule(agent.sendMany(5, () => [convoySample("a")]), "convoy");
+    expect(raised.map((c) => c.kind)).toEqual(["raised"]);
+    expect(raised[0].alert.evidence?.window).toMatchObject({ coveredMs: 5000, samples: 5 });
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { HISTORY_FULL_BYTES, historyFullBytes } from "../../../shared/history/history-options.js";
 import { HistoryStore } from "../../../shared/history/history-store.js";
 import { T0, bruteQuantile, sample, summaryOf } from "./helpers.js";
 
@@ -6,22 +7,85 @@ const SEC = 1000;
 const MIN = 60_000;
 
 describe("HistoryStore eviction", () => {
-  it("holds at most maxSemaphores, evicting the least recently updated and counting it", () => {
-    const store = new HistoryStore({ maxSemaphores: 3 });
+  /** A store on a clock the test moves. */
+  function clocked(opts: ConstructorParameters<typeof HistoryStore>[0] = {}) {
+    const clock = { now: 0 };
+    const store = new HistoryStore({ now: () => clock.now, ...opts });
+    return { store, clock };
+  }
+
+  it("makes room for a new key by evicting the least recently updated history once it is idle, and counts it", () => {
+    const { store, clock } = clocked({ maxSemaphores: 3, minIdleMs: 60_000 });
     for (const k of ["a", "b", "c"]) store.push(k, sample(), T0, SEC);
+    clock.now = 10_000;
     store.push("a", sample(), T0 + SEC, SEC); // a is now the most recent
-    store.push("d", sample(), T0 + SEC, SEC);
-    expect(store.size).toBe(3);
-    expect(store.evicted).toBe(1);
-    expect(store.has("b")).toBe(false);
+    expect(store.keys()).toEqual(["b", "c", "a"]);
+    // b was updated 20 s ago: live, so the new key waits rather than evict it.
+    clock.now = 20_000;
+    expect(store.push("d", sample(), T0 + SEC, SEC)).toBe(false);
+    expect(store.has("d")).toBe(false);
+    expect(store.refused).toBe(1);
+    expect(store.evicted).toBe(0);
+    // A minute on, b (and c) are idle: the oldest goes, the recent a is kept.
+    clock.now = 60_000;
+    expect(store.push("d", sample(), T0 + 2 * SEC, SEC)).toBe(true);
     expect(store.keys()).toEqual(["c", "a", "d"]);
-    store.push("e", sample(), T0 + 2 * SEC, SEC);
+    expect(store.evicted).toBe(1);
+    expect(store.get("a")?.latestT()).toBe(T0 + SEC);
+    clock.now = 70_000;
+    store.push("e", sample(), T0 + 3 * SEC, SEC);
     expect(store.keys()).toEqual(["a", "d", "e"]);
     expect(store.evicted).toBe(2);
     expect(store.delete("a")).toBe(true);
+    expect(store.delete("a")).toBe(false);
     expect(store.evicted).toBe(2);
-    expect(store.get("d")?.latestT()).toBe(T0 + SEC);
+    expect(store.keys()).toEqual(["d", "e"]);
     expect(() => new HistoryStore({ maxSemaphores: 0 })).toThrow(RangeError);
+  });
+
+  it("one key more than it holds, updated round after round, rebuilds nothing: the held histories keep every sample", () => {
+    const { store, clock } = clocked({ maxSemaphores: 100 });
+    const keys = Array.from({ length: 101 }, (_, i) => `svc/i/${i}`);
+    const rounds = 30;
+    for (let r = 0; r < rounds; r++) {
+      clock.now = r * SEC;
+      for (const k of keys) store.push(k, sample(), T0 + r * SEC, SEC);
+    }
+    expect(store.size).toBe(100);
+    expect(store.evicted).toBe(0);
+    expect(store.refused).toBe(rounds);
+    expect(store.has(keys[100])).toBe(false);
+    for (const k of keys.slice(0, 100)) expect(store.get(k)?.window("1s", T0, T0 + rounds * SEC).t.length).toBe(rounds);
+  });
+
+  it("with no idle time required, is a plain least-recently-updated cache", () => {
+    const { store } = clocked({ maxSemaphores: 2, minIdleMs: 0 });
+    store.push("a", sample(), T0, SEC);
+    store.push("b", sample(), T0, SEC);
+    store.push("a", sample(), T0 + SEC, SEC);
+    store.push("c", sample(), T0 + SEC, SEC);
+    expect(store.keys()).toEqual(["a", "c"]);
+    expect(store.evicted).toBe(1);
+  });
+
+  it("holds no more histories than its memory bound allows once they are all full", () => {
+    const history = { secondPoints: 10, minutePoints: 5 };
+    const full = historyFullBytes(history);
+    const { store, clock } = clocked({ maxSemaphores: 1000, maxBytes: Math.floor(2.5 * full), history });
+    expect(store.capacity).toBe(2);
+    for (let i = 0; i < 10 * 60; i++) {
+      clock.now = i * SEC;
+      for (const k of ["a", "b", "c"]) store.push(k, sample(), T0 + i * SEC, SEC);
+    }
+    expect(store.keys()).toEqual(["a", "b"]);
+    expect(store.bytes()).toBe(2 * full);
+    expect(store.bytes()).toBeLessThanOrEqual(store.maxBytes);
+    expect(() => new HistoryStore({ maxBytes: full - 1, history })).toThrow(/maxBytes/);
+    // The defaults: 10,000 histories, within 1 GiB.
+    const dflt = new HistoryStore();
+    expect(dflt.maxSemaphores).toBe(10_000);
+    expect(dflt.capacity * HISTORY_FULL_BYTES).toBeLessThanOrEqual(1024 ** 3);
+    expect(dflt.capacity).toBeGreaterThan(3000);
   });
 
   it("reports what the histories hold, and a late sample through push()", () => {

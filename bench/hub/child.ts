@@ -1,0 +1,54 @@
+// A benchmark child process (tsx, IPC): commands in as { cmd }, messages out with a `type`.
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const children = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+});
+
+export interface Child<M extends { type: string }> {
+  send(cmd: string): void;
+  next<T extends M["type"]>(type: T, timeoutMs: number): Promise<Extract<M, { type: T }>>;
+  stop(): Promise<void>;
+}
+
+/** Forks `file` (relative to this folder, or absolute) with `env` added. */
+export function spawnChild<M extends { type: string }>(file: string, env: Record<string, string>, execArgv: string[] = []): Child<M> {
+  const path = file.startsWith("/") ? file : fileURLToPath(new URL(file, import.meta.url));
+  const proc = fork(path, [], {
+    execArgv: [...execArgv, "--import", "tsx"],
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  children.add(proc);
+  const inbox: M[] = [];
+  const waiting: (() => void)[] = [];
+  proc.on("message", (m) => {
+    inbox.push(m as M);
+    for (const w of waiting.splice(0)) w();
+  });
+  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  return {
+    send: (cmd) => proc.send({ cmd }),
+    next: (type, timeoutMs) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${file}: no "${type}" within ${timeoutMs} ms`)), timeoutMs);
+        const look = () => {
+          const i = inbox.findIndex((m) => m.type === type);
+          if (i < 0) return void waiting.push(look);
+          clearTimeout(timer);
+          resolve(inbox.splice(i, 1)[0] as never);
+        };
+        proc.once("exit", () => reject(new Error(`${file} exited before "${type}"`)));
+        look();
+      }),
+    stop: async () => {
+      if (proc.connected) proc.disconnect();
+      const t = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(t);
+      children.delete(proc);
+    },
+  };
+}
