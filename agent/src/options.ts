@@ -19,6 +19,12 @@ export interface SemaphoreOptions {
   adaptiveTargetMs?: number;
   /** Fleet-wide budget for this name (PROTOCOL.md, rule over_budget). */
   budget?: number;
+  /**
+   * The flight recorder: a ring of the last operations, sent to the hub when it raises an alert
+   * on this semaphore. true (default): 1,024 operations; a number: that many (rounded up to a
+   * power of two, at most 65,536); false: off.
+   */
+  flightRecorder?: boolean | number;
 }
 
 export interface AcquireOptions {

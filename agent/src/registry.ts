@@ -1,6 +1,7 @@
 // One registry per process, even when two copies of the agent are loaded (a duplicated
 // node_modules): names stay unique process-wide and one reporter sees every semaphore.
 import type { AgentEvent, Sample, SemaphoreInfo } from "../../shared/protocol/types.js";
+import type { FlightRecorder } from "./flight-recorder.js";
 
 /** Anything the reporter can describe and sample: our Semaphore and every adapter. */
 export interface Tracked {
@@ -8,6 +9,8 @@ export interface Tracked {
   describe(): SemaphoreInfo;
   /** The interval's sample: gauges at `nowEpochMs`, counts since the previous call. */
   sample(nowEpochMs: number): Sample;
+  /** Its flight recorder, if it keeps one: the reporter sends it when the hub asks. */
+  readonly flightRecorder?: FlightRecorder;
 }
 
 export type EventListener = (event: AgentEvent) => void;

@@ -5,8 +5,14 @@
 // grant and one release in eight do, the others reuse the last reading (then at most a few
 // microseconds old) and the timed holds are weighted by eight. Leak and lease watches always read
 // it, since they act on holder ages.
+//
+// The flight recorder (flight-recorder.ts) is fed from here with those same readings: it adds
+// typed-array writes per operation and no clock read on the grant/release path; only paths that
+// had no reading of their own and cost microseconds anyway (a waiter's timer or abort, a
+// rejection that builds an Error, a double release) read the clock for it.
 import { DenseHist } from "../../shared/histogram.js";
 import { abortReason, SemaphoreTimeoutError } from "./errors.js";
+import { FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "./flight-recorder.js";
 import { captureStack, EXPIRED, formatStack, HELD, HolderList, Permit, type PermitOwner, RELEASED, type StackCapture } from "./permit.js";
 import { emitEvent } from "./registry.js";
 import { CANCELLED, GRANTED, WAITING, type Waiter, type WaitQueue } from "./wait-queue.js";
@@ -64,13 +70,17 @@ export abstract class SemaphoreCore implements PermitOwner {
   protected rateWindowStart = -Infinity;
   /** The last clock reading, reused by unsampled grants at high rate. */
   private lastNow = 0;
+  /** The ring of recent operations; null when the recorder is off. */
+  protected readonly flight: FlightRecorder | null;
 
   protected constructor(
     permits: number,
     protected readonly queue: WaitQueue,
     leaseTimeoutMs: number | undefined,
     leakThresholdMs: number | undefined,
+    flightCapacity = 0,
   ) {
+    this.flight = flightCapacity > 0 ? new FlightRecorder(flightCapacity) : null;
     this.cap = permits;
     this.avail = permits;
     this.leaseTimeoutMs = leaseTimeoutMs;
@@ -83,10 +93,10 @@ export abstract class SemaphoreCore implements PermitOwner {
     this.immediateGrants++;
     const mask = this.sampleMask;
     const now = (this.grants + 1) & mask && !this.watching ? this.lastNow : (this.lastNow = performance.now());
-    return this.grant(weight, now, stack);
+    return this.grant(weight, now, now, stack);
   }
 
-  private grant(weight: number, now: number, stack: StackCapture | undefined): Permit {
+  private grant(weight: number, now: number, since: number, stack: StackCapture | undefined): Permit {
     this.avail -= weight;
     this.used += weight;
     this.total.acquired++;
@@ -94,6 +104,8 @@ export abstract class SemaphoreCore implements PermitOwner {
     const mask = this.sampleMask;
     const permit = new Permit(this, weight, seq, now, (seq & mask) === 0 ? mask + 1 : 0, stack);
     this.holders.push(permit);
+    const f = this.flight;
+    if (f !== null) f._push(OP_GRANT, now, seq, weight, since, stack);
     if (--this.rateCountdown === 0) this.adaptRate();
     if (this.watching && this.watchTimer === undefined) this.armWatch(now, permit);
     return permit;
@@ -124,6 +136,8 @@ export abstract class SemaphoreCore implements PermitOwner {
       now = this.lastNow = performance.now();
       this.holdHist.record(now - p._grantedAt, p._sampleWeight);
     }
+    const f = this.flight;
+    if (f !== null) f._push(OP_RELEASE, now === now ? now : this.lastNow, p._seq, p.weight, p._grantedAt, undefined);
     if (p._leakReported) this.leakResolved(p, "released");
     if (this.queue.size !== 0) this.dispatch(now === now ? now : (this.lastNow = performance.now()));
   }
@@ -134,6 +148,10 @@ export abstract class SemaphoreCore implements PermitOwner {
     w.settle = captured as Waiter["settle"];
     captured = undefined;
     this.queue.push(w);
+    // acquire() read the clock for enqueuedAt: the freshest reading, for whatever reuses one next.
+    this.lastNow = w.enqueuedAt;
+    const f = this.flight;
+    if (f !== null) f._push(OP_REQUEST, w.enqueuedAt, 0, w.weight, w.enqueuedAt, undefined);
     if (timeoutMs !== undefined) this.armTimeout(w, timeoutMs, timeoutMs);
     if (signal !== undefined) {
       const x = w.extras();
@@ -168,13 +186,13 @@ export abstract class SemaphoreCore implements PermitOwner {
       // A waiter whose signal has aborted but whose listener has not run yet (a release made by an
       // earlier listener of the same signal) is refused here, never granted.
       if (x !== undefined && x.signal !== undefined && x.signal.aborted) {
-        this.drop(w, abortReason(x.signal), "abort");
+        this.drop(w, abortReason(x.signal), "abort", now);
         continue;
       }
       if (w.weight > this.avail) return;
       q.take(w);
       this.detach(w, GRANTED);
-      const permit = this.grant(w.weight, now, x?.stack);
+      const permit = this.grant(w.weight, now, w.enqueuedAt, x?.stack);
       if (x !== undefined && x.order !== undefined) x.order.permit = permit;
       this.waitHist.record(now - w.enqueuedAt);
       w.settle(permit);
@@ -205,7 +223,8 @@ export abstract class SemaphoreCore implements PermitOwner {
 
   private cancel(w: Waiter, reason: unknown, why: "timeout" | "abort"): void {
     if (w.state !== WAITING) return;
-    this.drop(w, reason, why);
+    // A timer or an abort listener: no reading of this moment to reuse, and the ring needs one.
+    this.drop(w, reason, why, this.flight !== null ? (this.lastNow = performance.now()) : this.lastNow);
     // Other waiters on the same aborted signal are still queued; their listeners run next, in this
     // same event dispatch, and the last one dispatches: until then they would still count as
     // waiters (adaptive mode would judge the queue's age by them).
@@ -215,16 +234,40 @@ export abstract class SemaphoreCore implements PermitOwner {
   }
 
   /** A waiting waiter leaves the queue rejected. */
-  private drop(w: Waiter, reason: unknown, why: "timeout" | "abort"): void {
+  private drop(w: Waiter, reason: unknown, why: "timeout" | "abort", now: number): void {
     this.queue.cancelled();
     if (why === "timeout") this.total.timeouts++;
     else this.total.aborts++;
+    const f = this.flight;
+    if (f !== null) f._push(why === "timeout" ? OP_TIMEOUT : OP_ABORT, now, 0, w.weight, w.enqueuedAt, undefined);
     this.refuse(w, reason);
+  }
+
+  /** A fresh reading, kept for reuse (resize's dispatch). */
+  protected touchClock(): number {
+    return (this.lastNow = performance.now());
+  }
+
+  /**
+   * An acquire refused without queueing (rejected, timeoutMs 0, aborted before the call, a
+   * refused tryAcquire). `fresh`: the caller is about to build an Error (~1-2 µs with its stack),
+   * so a clock read is a few per cent of the refusal and keeps a burst of them at its true times
+   * (the last reading can be seconds old when every permit is stuck). Otherwise (tryAcquire, the
+   * cheap refusal) the last reading.
+   */
+  protected noteRefused(kind: typeof OP_REJECT | typeof OP_TIMEOUT | typeof OP_ABORT, weight: number, fresh: boolean): void {
+    const f = this.flight;
+    if (f === null) return;
+    const at = fresh ? (this.lastNow = performance.now()) : this.lastNow;
+    f._push(kind, at, 0, weight, at, undefined);
   }
 
   private doubleRelease(p: Permit): void {
     this.total.doubleReleases++;
-    const stack = formatStack(captureStack(Permit.prototype.release));
+    const capture = captureStack(Permit.prototype.release);
+    const f = this.flight;
+    if (f !== null) f._push(OP_DOUBLE_RELEASE, (this.lastNow = performance.now()), p._seq, p.weight, p._grantedAt, capture);
+    const stack = formatStack(capture);
     emitEvent({
       t: Date.now(),
       id: this.id,
@@ -312,6 +355,8 @@ export abstract class SemaphoreCore implements PermitOwner {
     this.avail += p.weight;
     this.used -= p.weight;
     this.total.leaseExpiries++;
+    const f = this.flight;
+    if (f !== null) f._push(OP_EXPIRE, now, p._seq, p.weight, p._grantedAt, undefined);
     const stack = formatStack(p._stack);
     emitEvent({
       t: Date.now(),

@@ -13,6 +13,7 @@ import {
   DEFAULT_ADAPTIVE_TARGET_MS,
   type SemaphoreOptions,
 } from "./options.js";
+import { DEFAULT_FLIGHT_CAPACITY, flightCapacity, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIMEOUT } from "./flight-recorder.js";
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
@@ -55,7 +56,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
 
   constructor(options: SemaphoreOptions) {
     const o = normalize(options);
-    super(o.permits, createQueue(o.queue, o.adaptiveTargetMs), o.leaseTimeoutMs, o.leakThresholdMs);
+    super(o.permits, createQueue(o.queue, o.adaptiveTargetMs), o.leaseTimeoutMs, o.leakThresholdMs, o.flightCapacity);
     this.name = o.name;
     this.id = o.name;
     this.queueMode = o.queue;
@@ -64,7 +65,17 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     this.detectOrderInversions = o.detectOrderInversions;
     this.budget = o.budget;
     this.stacks = o.leakThresholdMs !== undefined;
+    this.flight?.setHolders(() => {
+      const out = [];
+      for (let p = this.holders.head; p !== null; p = p._next) out.push({ holder: p._seq, weight: p.weight, since: p._grantedAt, stack: p._stack });
+      return out;
+    });
     register(this);
+  }
+
+  /** The flight recorder's ring (undefined when turned off with `flightRecorder: false`). */
+  get flightRecorder(): FlightRecorder | undefined {
+    return this.flight ?? undefined;
   }
 
   get permits(): number {
@@ -111,6 +122,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     }
     // A refused tryAcquire is load shed, which is what the rejections count is for.
     this.total.rejections++;
+    this.noteRefused(OP_REJECT, weight, false);
     if (order !== undefined) order.dead = true;
     return undefined;
   }
@@ -138,6 +150,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     if (this.closed) return Promise.reject(new SemaphoreClosedError(this.name));
     if (signal !== undefined && signal.aborted) {
       this.total.aborts++;
+      this.noteRefused(OP_ABORT, weight, true);
       return Promise.reject(abortReason(signal));
     }
     const stack = this.stacks || this.detectOrderInversions ? captureStack(skip) : undefined;
@@ -153,11 +166,13 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     }
     if (this.queue.size >= this.maxWaiters) {
       this.total.rejections++;
+      this.noteRefused(OP_REJECT, weight, true);
       if (order !== undefined) order.dead = true;
       return Promise.reject(new SemaphoreRejectedError(this.name, this.maxWaiters));
     }
     if (timeoutMs === 0) {
       this.total.timeouts++;
+      this.noteRefused(OP_TIMEOUT, weight, true);
       if (order !== undefined) order.dead = true;
       return Promise.reject(new SemaphoreTimeoutError(this.name, 0));
     }
@@ -280,10 +295,11 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       // A waiter heavier than the new cap could never be granted: refuse it rather than strand it.
       if (w.weight > permits) {
         this.total.rejections++;
+        this.noteRefused(OP_REJECT, w.weight, true);
         this.refuse(w, new RangeError(this.tooHeavy(w.weight)));
       } else this.queue.push(w);
     }
-    if (this.avail > 0) this.dispatch(performance.now());
+    if (this.avail > 0) this.dispatch(this.touchClock());
   }
 
   /** Waiters and later acquires reject with SemaphoreClosedError; held permits may still be released. */
@@ -312,6 +328,8 @@ interface Normalized {
   adaptiveTargetMs: number;
   detectOrderInversions: boolean;
   budget: number | undefined;
+  /** 0: off. */
+  flightCapacity: number;
 }
 
 /** Every option checked before anything is built: a bad one throws a TypeError or RangeError naming it. */
@@ -329,6 +347,7 @@ function normalize(options: SemaphoreOptions): Normalized {
     adaptiveTargetMs: checkDuration("adaptiveTargetMs", options.adaptiveTargetMs) ?? DEFAULT_ADAPTIVE_TARGET_MS,
     detectOrderInversions: options.detectOrderInversions === true,
     budget: options.budget === undefined ? undefined : checkPositiveInt("budget", options.budget),
+    flightCapacity: checkFlight(options.flightRecorder),
   };
   if (options.detectOrderInversions !== undefined && typeof options.detectOrderInversions !== "boolean") {
     throw new TypeError(`detectOrderInversions must be a boolean, got ${typeof options.detectOrderInversions}`);
@@ -337,4 +356,11 @@ function normalize(options: SemaphoreOptions): Normalized {
     throw new RangeError(`Semaphore: a semaphore named "${name}" already exists in this process (names must be unique; close the old one first)`);
   }
   return o;
+}
+
+function checkFlight(v: unknown): number {
+  if (v === undefined || v === true) return DEFAULT_FLIGHT_CAPACITY;
+  if (v === false) return 0;
+  if (typeof v !== "number") throw new TypeError(`flightRecorder must be a boolean or a capacity (integer ≥ 1), got ${typeof v}`);
+  return flightCapacity(v);
 }

@@ -51,6 +51,13 @@ export class Collector {
     return this.infoList;
   }
 
+  /** The listed item the hub knows by this (wire) id. */
+  find(id: string): Tracked | undefined {
+    this.refreshIfDirty();
+    for (const e of this.entries) if (e.id === id) return e.tracked;
+    return undefined;
+  }
+
   /** One interval: every listed item sampled once, made fit for the wire. */
   collect(nowEpochMs: number): Sample[] {
     this.refreshIfDirty();

@@ -13,6 +13,7 @@ import { Collector } from "./collector.js";
 import { resolveOptions, type ConnectOptions, type ResolvedOptions } from "./connect-options.js";
 import { Connection, type DownCause } from "./connection.js";
 import { EventPipe } from "./event-pipe.js";
+import { FlightResponder } from "./flight-responder.js";
 import { guard, swallowed } from "./guard.js";
 import { processState } from "./identity.js";
 import { truncate } from "./sanitize.js";
@@ -91,6 +92,7 @@ class Reporter implements Agent {
   private readonly samples: Outbox<SamplesBatch>;
   private readonly events: Outbox<EventsBatch>;
   private readonly eventPipe: EventPipe;
+  private readonly flight: FlightResponder;
   private readonly exporter: PrometheusExporter;
   private readonly unsubscribe: (() => void)[] = [];
   private readonly tickTimer: ReturnType<typeof setInterval>;
@@ -126,8 +128,18 @@ class Reporter implements Agent {
         onReady: () => this.onReady(),
         onDown: (cause) => this.onDown(cause),
         onConnectError: () => this.finishClose?.(),
+        onFlightRequest: (payload) => this.flight.onRequest(payload),
       },
     );
+    // Sent at once, never buffered: a ring is worth having only while its alert is fresh.
+    this.flight = new FlightResponder({
+      find: (id) => this.collector.find(id),
+      send: (record) =>
+        this.conn.send("flight", record, ACK_TIMEOUT_MS, (err, ack) => {
+          const a = ack as { ok?: unknown; error?: unknown } | undefined;
+          if (err === null && a?.ok === false) this.noteRejected(`flight: ${String(a.error)}`);
+        }),
+    });
     this.samples = new Outbox<SamplesBatch>("samples", new BatchBuffer(opts.bufferBatches, opts.bufferBytes), this.conn, {
       beforeFirstSend: (entry) => {
         if (this.droppedSinceSent > 0) {

@@ -50,6 +50,8 @@ export interface ConnectionEvents {
   onDown(cause: DownCause): void;
   /** A connection attempt failed (hub unreachable, or it refused the handshake). */
   onConnectError(message: string): void;
+  /** The hub asked for a flight recorder ring (payload unchecked). */
+  onFlightRequest?(payload: unknown): void;
 }
 
 type AgentSocket = Socket<HubToAgentEvents, AgentToHubEvents>;
@@ -90,6 +92,9 @@ export class Connection implements Link {
     this.socket.on("connect", () => guard(() => this.onConnect()));
     this.socket.on("disconnect", (reason, details) => guard(() => this.onDisconnect(reason, details)));
     this.socket.on("connect_error", (err) => guard(() => this.onConnectError(err)));
+    this.socket.on("flight_request", (payload) => guard(() => {
+      if (this.phaseNow === "ready") this.events.onFlightRequest?.(payload);
+    }));
   }
 
   get phase(): Phase {

@@ -7,6 +7,7 @@ import {
   type AgentEvent,
   type AgentEventType,
   type Sample,
+  type SampleGlobal,
   type SemaphoreInfo,
   type SparseHist,
   type Summary,
@@ -138,7 +139,13 @@ export function sanitizeSample(s: Sample, id: string): Sample {
     waitMs: sanitizeSummary(s.waitMs),
     holdMs: sanitizeSummary(s.holdMs),
     longestHoldMs: amount(s.longestHoldMs),
+    ...(s.global !== undefined && s.global !== null && typeof s.global === "object" ? { global: sanitizeGlobal(s.global) } : {}),
   };
+}
+
+function sanitizeGlobal(g: SampleGlobal): SampleGlobal {
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v.slice(0, PAYLOAD_LIMITS.maxGlobalHolders).map((x) => str(x)) : []);
+  return { inUse: amount(g.inUse), holders: list(g.holders), own: list(g.own) };
 }
 
 /** An event fit for the wire, or undefined when it cannot be made one (unknown type). */
