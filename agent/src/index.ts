@@ -2,8 +2,15 @@
 export { Semaphore } from "./semaphore.js";
 export type { SemaphoreSnapshot, HolderSnapshot, SemaphoreCounters } from "./semaphore.js";
 export { Permit } from "./permit.js";
+export { FlightRecorder, DEFAULT_FLIGHT_CAPACITY, type FlightOpInit, type RingOp } from "./flight-recorder.js";
 export { SemaphoreTimeoutError, SemaphoreRejectedError, SemaphoreClosedError } from "./errors.js";
 export type { SemaphoreOptions, AcquireOptions } from "./options.js";
 export { onEvent, trackedAll, type Tracked } from "./registry.js";
+export { instrument, SUPPORTED_TARGETS } from "./instrument.js";
+export { SemscopeAdapterError } from "./adapters/adapter-error.js";
+export { SemscopeRedisUnavailableError } from "./adapters/redis-semaphore-errors.js";
+export type { RedisSemaphoreOptions, RedisSemaphoreHandle, OnRedisDown } from "./adapters/redis-semaphore.js";
+export type { InstrumentHandle, InstrumentOptions, AdapterInfo, AdapterSnapshot, AdapterCounters, BlindField } from "./adapters/adapter-core.js";
+export type { PLimitHandle, LimitLike } from "./adapters/p-limit.js";
 export { connect, type Agent, type AgentStatus, type ConnectOptions } from "./reporter/connect.js";
-export type { AgentEvent, Sample, SemaphoreInfo, QueueMode } from "../../shared/protocol/types.js";
+export type { AgentEvent, Sample, SemaphoreInfo, QueueMode, FlightRecord, FlightOp, FlightOpKind } from "../../shared/protocol/types.js";

@@ -17,6 +17,7 @@ import { Sema } from "async-sema";
 import { Semaphore as MutexSemaphore } from "async-mutex";
 import pLimit from "p-limit";
 import { FloorSemaphore } from "./floor.js";
+import { ADAPTER_CONTENDERS } from "./adapter-contenders.js";
 import { Semaphore, type Permit, type SemaphoreOptions } from "../../agent/src/index.js";
 
 /** One semaphore instance, made for one measurement and closed after it. */
@@ -248,10 +249,18 @@ export const CONTENDERS: readonly Contender[] = [
   semscopeContender("semscope-stacks", "semscope Semaphore, leakThresholdMs: 60000 (captures acquisition stacks)", {
     leakThresholdMs: 60_000,
   }),
+  // Issue 6: the flight recorder is on by default (the "semscope" row); this is the same with it off.
+  {
+    ...semscopeContender("semscope-recorder-off", "semscope Semaphore, flightRecorder: false (the semscope row has it on: 1,024 ops)", { flightRecorder: false }),
+    baseline: "semscope",
+    cases: ["uncontended_ns", "contended_ops"],
+  },
   asyncSema,
   asyncMutex,
   pLimitContender,
   floor,
+  // Issue 5: each adapter's library alone and under instrument() (uncontended_ns only).
+  ...ADAPTER_CONTENDERS,
 ];
 
 export function findContender(name: string): Contender | undefined {

@@ -7,7 +7,7 @@
 // verdict and the reason (parsePayload for a whole batch, samples-check.ts item by item). A
 // differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
-import { LIMITS, type Sample, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
+import { LIMITS, type Sample, type SampleGlobal, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
 
 type Obj = Record<string, unknown>;
 
@@ -60,6 +60,22 @@ function summary(v: unknown): Summary | undefined {
   return { count: n, p50, p90, p99, max, hist: h };
 }
 
+/** A list of wire strings, copied (zod returns a fresh array too). */
+function strings(v: unknown): string[] | undefined {
+  if (!array(v, PAYLOAD_LIMITS.maxGlobalHolders)) return FAIL;
+  for (let i = 0; i < v.length; i++) if (!wireString(v[i])) return FAIL;
+  return v.slice() as string[];
+}
+
+function sampleGlobal(v: unknown): SampleGlobal | undefined {
+  if (!plain(v) || !amount(v.inUse)) return FAIL;
+  const holders = strings(v.holders);
+  if (holders === undefined) return FAIL;
+  const own = strings(v.own);
+  if (own === undefined) return FAIL;
+  return { inUse: v.inUse, holders, own };
+}
+
 /** One sample, as sampleSchema would return it, or undefined. */
 export function fastSample(v: unknown): Sample | undefined {
   if (!plain(v)) return FAIL;
@@ -73,7 +89,13 @@ export function fastSample(v: unknown): Sample | undefined {
   if (waitMs === undefined) return FAIL;
   const holdMs = summary(v.holdMs);
   if (holdMs === undefined || !amount(longestHoldMs)) return FAIL;
-  return { id, cap, inUse, available, waiters, oldestWaitMs, acquired, released, timeouts, rejections, aborts, doubleReleases, leaseExpiries, waitMs, holdMs, longestHoldMs };
+  const out: Sample = { id, cap, inUse, available, waiters, oldestWaitMs, acquired, released, timeouts, rejections, aborts, doubleReleases, leaseExpiries, waitMs, holdMs, longestHoldMs };
+  // Optional (global semaphores only); an own key set to undefined is left to zod, as for `dropped`.
+  if (v.global === undefined) return "global" in v ? FAIL : out;
+  const global = sampleGlobal(v.global);
+  if (global === undefined) return FAIL;
+  out.global = global;
+  return out;
 }
 
 /** A batch's own fields, valid, with its items still to check. */
@@ -90,10 +112,13 @@ export function fastEnvelope(v: unknown): SamplesEnvelope | undefined {
   return dropped === undefined ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped: dropped as number };
 }
 
-/** The batch with `items`, fields in schema order. */
+/**
+ * The batch with `items`, fields in schema order. An envelope zod checked keeps an own `dropped`
+ * set to undefined (as zod returns it); one the fast path checked never has one.
+ */
 export function withItems(env: SamplesEnvelope, items: Sample[]): SamplesBatch {
   const { seq, t, intervalMs, dropped } = env;
-  return dropped === undefined ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped };
+  return dropped === undefined && !("dropped" in env) ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped };
 }
 
 /**

@@ -3,3 +3,4 @@
 export * from "./types.js";
 export * from "./payload-limits.js";
 export * from "./schemas.js";
+export * from "./global-view.js";

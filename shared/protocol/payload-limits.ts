@@ -14,4 +14,12 @@ export const PAYLOAD_LIMITS = {
   maxDetailDepth: 8,
   /** Values (object members and array elements, at any depth) in one event's `detail`. */
   maxDetailValues: 1000,
+  /** Operations in one `flight` answer (an agent's ring may be larger: it sends the newest). */
+  maxFlightOps: 4096,
+  /** Holders listed in one `flight` answer (oldest first). */
+  maxFlightHolders: 256,
+  /** Distinct stacks in one `flight` answer: 32 × 16 KiB keeps it well inside a packet. */
+  maxFlightStacks: 32,
+  /** Identifiers in a Sample's optional `global.holders` and `global.own` (a count says the rest). */
+  maxGlobalHolders: 64,
 } as const;

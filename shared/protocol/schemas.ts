@@ -8,10 +8,15 @@ import {
   type AgentEvent,
   type AgentToHubEvents,
   type EventsBatch,
+  type FlightHolder,
+  type FlightOp,
+  type FlightRecord,
+  type FlightRequest,
   type HandshakeAuth,
   type Hello,
   type Register,
   type Sample,
+  type SampleGlobal,
   type SamplesBatch,
   type SemaphoreInfo,
   type SparseHist,
@@ -221,6 +226,12 @@ export const summarySchema = z.object({
   hist: sparseHistSchema,
 }) satisfies z.ZodType<Summary>;
 
+export const sampleGlobalSchema = z.object({
+  inUse: amount(),
+  holders: boundedArray(wireString(), PAYLOAD_LIMITS.maxGlobalHolders),
+  own: boundedArray(wireString(), PAYLOAD_LIMITS.maxGlobalHolders),
+}) satisfies z.ZodType<SampleGlobal>;
+
 export const sampleSchema = z.object({
   id: wireString(),
   cap: amount(),
@@ -239,6 +250,7 @@ export const sampleSchema = z.object({
   waitMs: summarySchema,
   holdMs: summarySchema,
   longestHoldMs: amount(),
+  global: sampleGlobalSchema.optional(),
 }) satisfies z.ZodType<Sample>;
 
 export const samplesBatchSchema = z.object({
@@ -272,12 +284,63 @@ export const eventsBatchSchema = z.object({
   items: boundedArray(agentEventSchema, PAYLOAD_LIMITS.maxEventsPerBatch),
 }) satisfies z.ZodType<EventsBatch>;
 
+// ---- the flight recorder (optional addition) ----
+
+export const flightRequestSchema = z.object({
+  id: wireString(),
+  alertId: wireString(),
+}) satisfies z.ZodType<FlightRequest>;
+
+const stackIndex = () => count().max(PAYLOAD_LIMITS.maxFlightStacks - 1, { error: `must be an integer 0..${PAYLOAD_LIMITS.maxFlightStacks - 1}` });
+
+export const flightOpSchema = z.object({
+  t: amount(),
+  op: oneOf(["request", "grant", "release", "timeout", "reject", "abort", "double_release", "expire"]),
+  holder: count().optional(),
+  weight: amount(),
+  waitMs: amount().optional(),
+  holdMs: amount().optional(),
+  stack: stackIndex().optional(),
+}) satisfies z.ZodType<FlightOp>;
+
+export const flightHolderSchema = z.object({
+  holder: count(),
+  weight: amount(),
+  heldMs: amount(),
+  stack: stackIndex().optional(),
+}) satisfies z.ZodType<FlightHolder>;
+
+export const flightRecordSchema = z
+  .object({
+    id: wireString(),
+    alertId: wireString(),
+    t: amount(),
+    capacity: count(),
+    total: count(),
+    ops: boundedArray(flightOpSchema, PAYLOAD_LIMITS.maxFlightOps),
+    holders: boundedArray(flightHolderSchema, PAYLOAD_LIMITS.maxFlightHolders),
+    stacks: boundedArray(wireString(LIMITS.maxStack), PAYLOAD_LIMITS.maxFlightStacks),
+    status: oneOf(["rate_limited", "unavailable"]).optional(),
+    sameAs: wireString().optional(),
+  })
+  .superRefine((rec, ctx) => {
+    // An index past the table would make a reader show another op's stack, or none.
+    const n = rec.stacks.length;
+    rec.ops.forEach((op, i) => {
+      if (op.stack !== undefined && op.stack >= n) ctx.addIssue({ code: "custom", message: "no such stack", path: ["ops", i, "stack"], input: op.stack });
+    });
+    rec.holders.forEach((h, i) => {
+      if (h.stack !== undefined && h.stack >= n) ctx.addIssue({ code: "custom", message: "no such stack", path: ["holders", i, "stack"], input: h.stack });
+    });
+  }) satisfies z.ZodType<FlightRecord>;
+
 /** The schema for each agent → hub event's payload, keyed like AgentToHubEvents. */
 export const agentPayloadSchemas = {
   hello: helloSchema,
   register: registerSchema,
   samples: samplesBatchSchema,
   events: eventsBatchSchema,
+  flight: flightRecordSchema,
 } as const satisfies { [E in keyof AgentToHubEvents]: z.ZodType<Parameters<AgentToHubEvents[E]>[0]> };
 
 // `satisfies` above only proves each schema's output fits its interface; this proves they are the
@@ -291,10 +354,15 @@ type _SchemasMatchTypes = [
   Assert<Same<z.output<typeof registerSchema>, Register>>,
   Assert<Same<z.output<typeof sparseHistSchema>, SparseHist>>,
   Assert<Same<z.output<typeof summarySchema>, Summary>>,
+  Assert<Same<z.output<typeof sampleGlobalSchema>, SampleGlobal>>,
   Assert<Same<z.output<typeof sampleSchema>, Sample>>,
   Assert<Same<z.output<typeof samplesBatchSchema>, SamplesBatch>>,
   Assert<Same<z.output<typeof agentEventSchema>, AgentEvent>>,
   Assert<Same<z.output<typeof eventsBatchSchema>, EventsBatch>>,
+  Assert<Same<z.output<typeof flightRequestSchema>, FlightRequest>>,
+  Assert<Same<z.output<typeof flightOpSchema>, FlightOp>>,
+  Assert<Same<z.output<typeof flightHolderSchema>, FlightHolder>>,
+  Assert<Same<z.output<typeof flightRecordSchema>, FlightRecord>>,
 ];
 
 // ---- parsing with a short reason ----

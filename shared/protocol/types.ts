@@ -1,6 +1,7 @@
 // The wire protocol v1 as TypeScript types (../shared/PROTOCOL.md is the contract).
 // The zod schemas in schemas.ts are checked against these, so the two cannot drift apart.
 import type { Summary } from "../histogram.js";
+import type { GlobalView } from "./global-view.js";
 
 export type { Summary, SparseHist } from "../histogram.js";
 
@@ -61,6 +62,21 @@ export interface Sample {
   waitMs: Summary;
   holdMs: Summary;
   longestHoldMs: number;
+  /** Optional (added in v1, older agents omit it): a global semaphore's shared store, read by this replica. */
+  global?: SampleGlobal;
+}
+
+/**
+ * What a replica of a `scope: "global"` semaphore read from the shared store (Redis) during the
+ * interval, so the hub can show the fleet-wide figure even for holders without an agent.
+ */
+export interface SampleGlobal {
+  /** Permits held fleet-wide (live leases), read from the store. */
+  inUse: number;
+  /** Identifiers of those holders, at most PAYLOAD_LIMITS.maxGlobalHolders (inUse may be more). */
+  holders: string[];
+  /** Identifiers of the holders in this process, at most PAYLOAD_LIMITS.maxGlobalHolders. */
+  own: string[];
 }
 
 export interface SamplesBatch {
@@ -103,11 +119,73 @@ export interface AgentToHubEvents {
   register: (payload: Register, ack: AckFn) => void;
   samples: (payload: SamplesBatch, ack: AckFn<{ seq: number }>) => void;
   events: (payload: EventsBatch, ack: AckFn) => void;
+  /** Optional (flight recorder): the answer to a flight_request. */
+  flight: (payload: FlightRecord, ack: AckFn) => void;
+}
+
+// ---- the flight recorder (optional addition; docs/protocol.md, "Flight recorder") ----
+
+/** What one recorded operation was. */
+export type FlightOpKind = "request" | "grant" | "release" | "timeout" | "reject" | "abort" | "double_release" | "expire";
+
+export interface FlightOp {
+  /** Epoch ms (agent clock). */
+  t: number;
+  op: FlightOpKind;
+  /** The grant's sequence number within the semaphore (holder id `<id>#<holder>`); absent for waiters. */
+  holder?: number;
+  weight: number;
+  /** grant: time since acquire() was called; timeout, abort: time spent waiting. */
+  waitMs?: number;
+  /** release, expire: time the permit was held. */
+  holdMs?: number;
+  /** Index into FlightRecord.stacks: where the permit was acquired (grant) or released twice. */
+  stack?: number;
+}
+
+/** A permit held at the time of the answer. */
+export interface FlightHolder {
+  holder: number;
+  weight: number;
+  heldMs: number;
+  stack?: number;
+}
+
+/** hub → agent: send the ring of semaphore `id`, for alert `alertId`. */
+export interface FlightRequest {
+  id: string;
+  alertId: string;
+}
+
+/** agent → hub: the answer to one FlightRequest. */
+export interface FlightRecord {
+  id: string;
+  alertId: string;
+  /** Epoch ms (agent clock) when the ring was read. */
+  t: number;
+  /** The ring's size in operations. */
+  capacity: number;
+  /** Operations recorded since the semaphore was made (total − ops.length were overwritten). */
+  total: number;
+  /** Oldest first. */
+  ops: FlightOp[];
+  /** Permits held at `t`, oldest first. */
+  holders: FlightHolder[];
+  /** Distinct stacks the ops and holders refer to by index. */
+  stacks: string[];
+  /**
+   * Absent when `ops` is the ring. "rate_limited": a ring of this semaphore went out less than
+   * the agent's interval ago (for alert `sameAs`); "unavailable": no flight recorder for `id`.
+   */
+  status?: "rate_limited" | "unavailable";
+  sameAs?: string;
 }
 
 /** hub → agent: nothing in v1's required core; optional additions are declared where they are built. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface HubToAgentEvents {}
+export interface HubToAgentEvents {
+  /** Optional (flight recorder): an agent without it ignores the event. */
+  flight_request: (payload: FlightRequest) => void;
+}
 
 export type AlertRule =
   | "leak"
@@ -168,6 +246,8 @@ export interface HubState {
   agents: AgentState[];
   semaphores: SemaphoreState[];
   alerts: Alert[];
+  /** Optional addition: global semaphores' fleet-wide in-use and orphaned leases (global-view.ts). */
+  globals?: GlobalView[];
 }
 
 export const DEFAULT_HUB_PORT = 7420;

@@ -15,30 +15,16 @@ import {
   type QueueMode,
   type Sample,
 } from "../../agent/src/index.js";
+import type { AcquireOptions, SemaphoreOptions } from "../../agent/src/options.js";
 
 // ---------------------------------------------------------------------------------------------
 // What the suite needs from a target. Our Semaphore satisfies it as it is; an adapter wraps its
 // instrument() handle (and the target) in an object of this shape.
 
-export interface SubjectOptions {
-  /** Unique per process; the suite generates one per case. */
-  name: string;
-  permits: number;
-  queue?: QueueMode;
-  maxWaiters?: number;
-  acquireTimeoutMs?: number;
-  leaseTimeoutMs?: number;
-  leakThresholdMs?: number;
-  detectOrderInversions?: boolean;
-  adaptiveTargetMs?: number;
-}
+/** The Semaphore's own options (minus the fleet-wide and recorder ones no case uses); the suite generates a unique name per case. */
+export type SubjectOptions = Omit<SemaphoreOptions, "budget" | "flightRecorder">;
 
-export interface SubjectAcquireOptions {
-  weight?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  priority?: number;
-}
+export type SubjectAcquireOptions = AcquireOptions;
 
 export interface SubjectPermit {
   release(): void;
@@ -97,9 +83,15 @@ export interface Capabilities {
   resize: boolean;
   /** sample(): per-interval counters and wait/hold summaries. */
   sample: boolean;
+  /**
+   * release() frees the permit a few microtasks later, not before it returns (p-limit, p-queue: the
+   * slot is freed when the task's promise settles). Cases then let promise reactions run before
+   * reading counts after a release, and skip the one case that is about the synchronous hand-off.
+   */
+  asyncRelease?: boolean;
 }
 
-export type CapabilityName = Exclude<keyof Capabilities, "queueModes">;
+export type CapabilityName = Exclude<keyof Capabilities, "queueModes" | "asyncRelease">;
 
 /** Why a target lacks a capability, shown in the skipped case's name. */
 export type CapabilityReasons = Partial<Record<CapabilityName | QueueMode, string>>;
@@ -180,7 +172,8 @@ export function here(): CallSite {
 export function firstUserFrame(stack: string | undefined): CallSite | undefined {
   for (const line of (stack ?? "").split("\n")) {
     if (!/^\s*at /.test(line)) continue;
-    if (/[/\\]agent[/\\]src[/\\]|node_modules|node:internal|\(native\)|<anonymous>/.test(line)) continue;
+    // test/agent/adapters/subjects.ts maps the suite's acquire() onto a library's call shape: glue, not the caller.
+    if (/[/\\]agent[/\\]src[/\\]|[/\\]adapters[/\\]subjects\.ts|node_modules|node:internal|\(native\)|<anonymous>/.test(line)) continue;
     return parseFrame(line);
   }
   return undefined;
@@ -286,6 +279,7 @@ export function semaphoreSemantics(
         expect(fourth.state).toBe("fulfilled");
         expect(counts(s)).toEqual({ inUse: 3, available: 0, waiters: 0 });
         for (const p of [held[0], held[2], fourth.value as SubjectPermit]) p.release();
+        if (caps.asyncRelease === true) await flush();
         expect(counts(s)).toEqual({ inUse: 0, available: 3, waiters: 0 });
         expect(s.snapshot().cap).toBe(3);
       });
@@ -306,6 +300,7 @@ export function semaphoreSemantics(
         await flush();
         expect(waiters[2].state).toBe("fulfilled");
         (waiters[2].value as SubjectPermit).release();
+        if (caps.asyncRelease === true) await flush();
         expect(counts(s)).toEqual({ inUse: 0, available: 2, waiters: 0 });
       });
 
@@ -386,7 +381,8 @@ export function semaphoreSemantics(
           expect(await admissionOrder(holder, waiters)).toEqual([3, 1, 2, 0]);
         });
 
-        it("a higher-priority newcomer that fits is admitted at once beside a heavy low-priority head", async () => {
+        const heavyHead = "a higher-priority newcomer that fits is admitted at once beside a heavy low-priority head";
+        it.skipIf(!caps.weights)(caps.weights ? heavyHead : `${heavyHead} [SKIPPED: ${why("weights")}]`, async () => {
           const s = make({ permits: 3, queue: "priority" });
           const holder = await s.acquire({ weight: 2 });
           const heavy = watch(s.acquire({ weight: 2, priority: 0 }));
@@ -572,7 +568,8 @@ export function semaphoreSemantics(
     // ---- no barging ----
 
     section("no barging", ["noBarging"], () => {
-      it("a released permit is handed straight to the next waiter, never shown free in between", async () => {
+      const handOff = "a released permit is handed straight to the next waiter, never shown free in between";
+      it.skipIf(caps.asyncRelease === true)(caps.asyncRelease === true ? `${handOff} [SKIPPED: ${name} frees a slot when the task's promise settles, after release() returns]` : handOff, async () => {
         const s = make({ permits: 2 });
         const a = await s.acquire();
         await s.acquire();
@@ -792,6 +789,7 @@ export function semaphoreSemantics(
         expect(w.reason).toBe(reason);
         expect(counts(s)).toEqual({ inUse: 1, available: 0, waiters: 0 });
         h.release();
+        if (caps.asyncRelease === true) await flush();
         expect(counts(s)).toEqual({ inUse: 0, available: 1, waiters: 0 });
       });
 
@@ -1266,6 +1264,7 @@ export function semaphoreSemantics(
           expect(sample.doubleReleases).toBe(0);
         }
         (w.value as SubjectPermit).release();
+        if (caps.asyncRelease === true) await flush();
         expect(counts(s)).toEqual({ inUse: 0, available: 1, waiters: 0 });
       });
 
@@ -1304,6 +1303,7 @@ export function semaphoreSemantics(
         expect(eventsOf(s, "leak_suspected"), "reported once").toHaveLength(1);
         expect(eventsOf(s, "leak_resolved")).toEqual([]);
         p.release();
+        if (caps.asyncRelease === true) await flush();
         const resolved = eventsOf(s, "leak_resolved");
         expect(resolved).toHaveLength(1);
         expect(resolved[0].holderId).toBe(leaks[0].holderId);
@@ -1334,6 +1334,7 @@ export function semaphoreSemantics(
         expect(new Set(leaks.map((e) => e.holderId)).size).toBe(2);
         a.release();
         b.release();
+        if (caps.asyncRelease === true) await flush();
         expect(eventsOf(s, "leak_resolved")).toHaveLength(2);
       });
     });
@@ -1599,6 +1600,7 @@ export function semaphoreSemantics(
         await flush();
         expect(ws[2].state).toBe("fulfilled");
         for (const w of ws) (w.value as SubjectPermit).release();
+        if (caps.asyncRelease === true) await flush();
         expect(counts(s)).toEqual({ inUse: 0, available: 3, waiters: 0 });
       });
 
@@ -1617,6 +1619,7 @@ export function semaphoreSemantics(
         await flush();
         expect(w.state).toBe("fulfilled");
         (w.value as SubjectPermit).release();
+        if (caps.asyncRelease === true) await flush();
         expect(counts(s)).toEqual({ inUse: 0, available: 1, waiters: 0 });
       });
 
@@ -1638,7 +1641,7 @@ export function semaphoreSemantics(
         });
       });
 
-      it("refuses a bad size", () => {
+      it.skipIf(!caps.argumentChecks)(caps.argumentChecks ? "refuses a bad size" : `refuses a bad size [SKIPPED: ${why("argumentChecks")}]`, () => {
         const s = make({ permits: 2 });
         for (const bad of [0, -1, 1.5, NaN]) expect(() => s.resize?.(bad)).toThrow(/permits/);
         expect(s.snapshot().cap).toBe(2);

@@ -1,7 +1,11 @@
 // Replicas merged: one row per service and semaphore name, in-use summed against the summed
 // caps and the budget, the fleet's wait and hold p99 from merged histograms (the hub's
-// FleetEntry). Opens the fleet detail, whose charts are the replicas as one series.
+// FleetEntry). Opens the fleet detail, whose charts are the replicas as one series. A global
+// semaphore (redis-semaphore) shows the fleet-wide in-use read from Redis against the global cap,
+// and flags leases held by no live agent (shared/protocol/global-view.ts).
 import { memo, useCallback, useEffect, useMemo, useState } from "react";
+import { globalViews, type GlobalView } from "../../../shared/protocol/global-view.js";
+import type { UiSemaphore } from "../../../shared/ui-protocol/types.js";
 import { useApp, useChannel } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
 import { StatusBadge, UtilBar } from "../app/widgets.js";
@@ -40,8 +44,20 @@ function Head({ sort, onSort }: { sort: SortSpec; onSort: (k: SortKey) => void }
   );
 }
 
-const FleetRowView = memo(function FleetRowView({ row, selected, onOpen }: { row: FleetRow; selected: boolean; onOpen: (r: FleetRow) => void }) {
+function globalTitle(g: GlobalView): string {
+  const fleet = g.inUse === null ? "Redis not readable now" : `${g.inUse} of ${g.cap} held fleet-wide (read from Redis by ${g.readBy ?? "?"})`;
+  return `${fleet}; the ${g.replicas} live replicas hold ${g.agentsInUse}; ${g.unattributed} held outside any agent or just granted`;
+}
+
+function orphanTitle(g: GlobalView): string {
+  const list = g.orphans.slice(0, 10).map((o) => `${o.id} (last held by ${o.instance})`);
+  return `Leases still live in Redis whose holder's agent is gone; each lapses within the lease time:\n${list.join("\n")}${g.orphans.length > 10 ? "\n…" : ""}`;
+}
+
+const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen }: { row: FleetRow; global: GlobalView | undefined; selected: boolean; onOpen: (r: FleetRow) => void }) {
   const f = row.entry;
+  // For a global semaphore, Redis's own count: it includes holders without an agent.
+  const inUse = global?.inUse ?? f.inUse;
   return (
     <div className={`grid-row sem-row ${selected ? "selected" : ""}`} role="row" aria-selected={selected} data-key={row.key} onClick={() => onOpen(row)}>
       <span className="c-name">
@@ -52,12 +68,17 @@ const FleetRowView = memo(function FleetRowView({ row, selected, onOpen }: { row
       <span className="c-status">
         <StatusBadge status={row.status} />
         {f.overBudget && <span className="tag tag-leak">over budget</span>}
+        {global !== undefined && global.orphans.length > 0 && (
+          <span className="tag tag-leak" data-testid="orphans" title={orphanTitle(global)}>
+            {global.orphans.length} orphaned
+          </span>
+        )}
       </span>
       <span className="c-util">
-        <UtilBar inUse={f.inUse} cap={f.cap} budget={f.budget} />
+        <UtilBar inUse={inUse} cap={f.cap} budget={f.budget} />
       </span>
-      <span className="c-num mono">
-        {fmtCount(f.inUse)}
+      <span className="c-num mono" data-testid={global !== undefined ? "global-in-use" : undefined} title={global !== undefined ? globalTitle(global) : undefined}>
+        {global !== undefined && global.inUse === null ? "—" : fmtCount(inUse)}
         <span className="muted"> / {fmtCount(f.cap)}</span>
       </span>
       <span className={`c-num mono ${f.overBudget ? "bad-text" : f.budget === null ? "muted" : ""}`}>{f.budget === null ? "—" : fmtCount(f.budget)}</span>
@@ -76,6 +97,7 @@ export function FleetView() {
   const { store, navigate } = useApp();
   const fv = useChannel("fleet");
   const sv = useChannel("semaphores");
+  const av = useChannel("agents");
   const [query, setQuery] = useState(memory.query);
   const [chip, setChip] = useState<StatusChip>(memory.chip);
   const [sort, setSort] = useState<SortSpec>(memory.sort);
@@ -88,6 +110,15 @@ export function FleetView() {
   const parsed = useMemo(() => parseFilter(query), [query]);
   // fv and sv are the store versions the rows derive from.
   const all = useMemo(() => fleetRows(store.fleet, store.itemList()).filter((r) => matchesFilter(r, parsed)), [store, fv, sv, parsed]);
+  // av and sv: the versions of what the global views derive from.
+  const globals = useMemo(() => {
+    const sems: UiSemaphore[] = [];
+    for (const it of store.itemList()) {
+      const s = store.semaphore(it.key);
+      if (s !== undefined) sems.push(s);
+    }
+    return new Map(globalViews(sems, (id) => store.agentConnected(id)).map((g) => [g.key, g]));
+  }, [store, sv, av]);
   const counts = useMemo(() => countStatuses(all.map((r) => r.status)), [all]);
   const rows = useMemo(() => sortFleetRows(all.filter((r) => matchesChip(r.status, chip)), sort), [all, chip, sort]);
   const selected = selectedId === null ? -1 : rows.findIndex((r) => r.key === selectedId);
@@ -127,7 +158,7 @@ export function FleetView() {
             rows={rows}
             rowHeight={ROW_HEIGHT}
             selected={selected}
-            renderRow={(r, _i, sel) => <FleetRowView row={r} selected={sel} onOpen={open} />}
+            renderRow={(r, _i, sel) => <FleetRowView row={r} global={r.entry.scope === "global" ? globals.get(r.key) : undefined} selected={sel} onOpen={open} />}
             initialScrollTop={memory.scrollTop}
             onScrollTop={(top) => (memory.scrollTop = top)}
             label="Fleets"
@@ -135,7 +166,7 @@ export function FleetView() {
         )}
       </div>
       <footer className="list-foot muted small">
-        {rows.length} of {store.fleet.length} fleets · in use and N summed over live replicas (a global semaphore's N counted once)
+        {rows.length} of {store.fleet.length} fleets · in use and N summed over live replicas (a global semaphore's N counted once, its in-use read from Redis)
       </footer>
     </section>
   );

@@ -1,0 +1,471 @@
+// What every adapter shares: the Tracked entry the reporter samples, the holders and waiters it
+// saw through the wrapped methods (for wait/hold times, holder ages and leak stacks), and the
+// counters. Gauges (cap, inUse, waiters) come from the target itself through `gauges`, so they
+// are the target's own truth; what the adapter only sees through its wrappers is listed in
+// `blind` when the target does not route every call through them.
+import { DenseHist } from "../../../shared/histogram.js";
+import type { Sample, SemaphoreInfo, WireQueueMode } from "../../../shared/protocol/types.js";
+import { DEFAULT_FLIGHT_CAPACITY, flightCapacity, FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "../flight-recorder.js";
+import { checkDuration, checkName, checkPositiveInt } from "../options.js";
+import { captureStack, formatStack, type StackCapture } from "../permit.js";
+import { emitEvent, isNameTaken, register, type Tracked, unregister } from "../registry.js";
+import { SemscopeAdapterError } from "./adapter-error.js";
+
+/** Options every adapter takes (AGENT-API.md, "Instrumenting what a service already has"). */
+export interface InstrumentOptions {
+  name: string;
+  /** Report a holder older than this as a suspected leak, with the line that acquired it. */
+  leakThresholdMs?: number;
+  /** Fleet-wide budget for this name (PROTOCOL.md, rule over_budget). */
+  budget?: number;
+  /** The cap, for targets that cannot tell their own (async-mutex Semaphore). */
+  permits?: number;
+  /** The flight recorder, as for a Semaphore: true (default, 1,024 operations), a capacity, or false. */
+  flightRecorder?: boolean | number;
+}
+
+/** Sample and SemaphoreInfo fields an adapter cannot know for its target. */
+export type BlindField = keyof Sample | "queue";
+
+/** What describe() returns for an adapter: the wire's SemaphoreInfo plus the fields it is blind to. */
+export interface AdapterInfo extends SemaphoreInfo {
+  /** Not on the wire (the protocol has no field for it); for local readers and the docs. */
+  blind: readonly BlindField[];
+}
+
+export interface AdapterHolder {
+  holderId: string;
+  /** Permits held (async-mutex weights; 1 elsewhere). */
+  weight: number;
+  heldMs: number;
+  stack?: string;
+}
+
+export interface AdapterSnapshot {
+  name: string;
+  kind: string;
+  cap: number;
+  inUse: number;
+  available: number;
+  waiters: number;
+  oldestWaitMs: number;
+  /** Holders acquired through the adapter since instrument(), oldest first. */
+  holders: AdapterHolder[];
+}
+
+export interface AdapterCounters {
+  acquired: number;
+  released: number;
+  timeouts: number;
+  rejections: number;
+  aborts: number;
+  doubleReleases: number;
+  leaseExpiries: number;
+}
+
+/** What instrument() returns. */
+export interface InstrumentHandle extends Tracked {
+  readonly name: string;
+  readonly kind: string;
+  readonly blind: readonly BlindField[];
+  describe(): AdapterInfo;
+  snapshot(): AdapterSnapshot;
+  counters(): Readonly<AdapterCounters>;
+  /** Its last operations (undefined with `flightRecorder: false`); the reporter sends it when the hub asks. */
+  readonly flightRecorder: FlightRecorder | undefined;
+  /** Removes the wrappers (the target's own functions are back, by identity) and stops reporting. */
+  untrack(): void;
+  readonly tracking: boolean;
+}
+
+export interface Gauges {
+  cap: number;
+  inUse: number;
+  waiters: number;
+}
+
+/** One acquire call the adapter saw that has not been answered yet. */
+export interface Wait {
+  readonly at: number;
+  readonly stack: StackCapture | undefined;
+  done: boolean;
+}
+
+/** One holder the adapter saw granted and not yet released. */
+export interface Hold {
+  readonly seq: number;
+  readonly weight: number;
+  readonly grantedAt: number;
+  readonly stack: StackCapture | undefined;
+  leakReported: boolean;
+  released: boolean;
+}
+
+export type Failure = "timeout" | "rejection" | "abort" | "error";
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+export interface CoreConfig {
+  kind: string;
+  queue: WireQueueMode;
+  blind: readonly BlindField[];
+  gauges: () => Gauges;
+  /** Undo every wrapper; called once by untrack(). */
+  restore: () => void;
+  maxWaiters?: number | null;
+  acquireTimeoutMs?: number | null;
+  /** A per-holder time limit the target enforces itself (p-queue's task timeout). */
+  leaseTimeoutMs?: () => number | null;
+}
+
+export interface CheckedOptions {
+  name: string;
+  leakThresholdMs: number | undefined;
+  budget: number | undefined;
+  permits: number | undefined;
+  /** Flight recorder capacity; 0 is off; absent is the default. */
+  flightCapacity?: number;
+}
+
+export function checkInstrumentOptions(pkg: string, options: unknown): CheckedOptions {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`instrument(${pkg}): options object required ({ name })`);
+  }
+  const o = options as Partial<InstrumentOptions>;
+  const name = checkName(o.name);
+  const checked: CheckedOptions = {
+    name,
+    leakThresholdMs: checkDuration("leakThresholdMs", o.leakThresholdMs),
+    budget: o.budget === undefined ? undefined : checkPositiveInt("budget", o.budget),
+    permits: o.permits === undefined ? undefined : checkPositiveInt(`instrument(${pkg}) "${name}": permits`, o.permits),
+    flightCapacity: checkFlight(o.flightRecorder),
+  };
+  if (isNameTaken(name)) {
+    throw new RangeError(`instrument(${pkg}): a semaphore named "${name}" already exists in this process (names must be unique; untrack the old one first)`);
+  }
+  return checked;
+}
+
+function checkFlight(v: unknown): number {
+  if (v === undefined || v === true) return DEFAULT_FLIGHT_CAPACITY;
+  if (v === false) return 0;
+  if (typeof v !== "number") throw new TypeError(`flightRecorder must be a boolean or a capacity (integer ≥ 1), got ${typeof v}`);
+  return flightCapacity(v);
+}
+
+/** Marks a target as instrumented, so a second instrument() on it is refused instead of double-wrapping. */
+const INSTRUMENTED = new WeakSet<object>();
+
+export function claimTarget(pkg: string, target: object): void {
+  if (INSTRUMENTED.has(target)) {
+    throw new SemscopeAdapterError(pkg, "this target is already instrumented; untrack() the first handle before instrumenting it again");
+  }
+  INSTRUMENTED.add(target);
+}
+
+export function releaseTarget(target: object): void {
+  INSTRUMENTED.delete(target);
+}
+
+export class AdapterCore implements InstrumentHandle {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: string;
+  readonly blind: readonly BlindField[];
+  readonly leakThresholdMs: number | undefined;
+  readonly budget: number | undefined;
+  /** Capture acquisition stacks: only when someone will read them (leak reports). */
+  readonly stacks: boolean;
+  /** The last operations, sent to the hub when it raises an alert here (as for a Semaphore). */
+  readonly flightRecorder: FlightRecorder | undefined;
+
+  private readonly cfg: CoreConfig;
+  private active = true;
+  private readonly waits = new Set<Wait>();
+  private readonly holds = new Set<Hold>();
+  private seq = 0;
+  private readonly total: AdapterCounters = { acquired: 0, released: 0, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0 };
+  private readonly last: AdapterCounters = { ...this.total };
+  private readonly waitHist = new DenseHist();
+  private readonly holdHist = new DenseHist();
+  private watchTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: CheckedOptions, cfg: CoreConfig) {
+    this.id = options.name;
+    this.name = options.name;
+    this.kind = cfg.kind;
+    this.blind = cfg.blind;
+    this.leakThresholdMs = options.leakThresholdMs;
+    this.budget = options.budget;
+    this.stacks = options.leakThresholdMs !== undefined;
+    this.cfg = cfg;
+    const capacity = options.flightCapacity ?? DEFAULT_FLIGHT_CAPACITY;
+    this.flightRecorder = capacity > 0 ? new FlightRecorder(capacity) : undefined;
+    this.flightRecorder?.setHolders(() => [...this.holds].map((h) => ({ holder: h.seq, weight: h.weight, since: h.grantedAt, stack: h.stack })));
+    register(this);
+  }
+
+  get tracking(): boolean {
+    return this.active;
+  }
+
+  // ---- what the wrappers call ----
+
+  /** An acquire call begins; `skip` is the wrapper, so the stack starts at the caller's line. */
+  startWait(skip: (...args: never[]) => unknown): Wait {
+    const w: Wait = { at: performance.now(), stack: this.stacks ? captureStack(skip) : undefined, done: false };
+    if (this.active) {
+      this.waits.add(w);
+      this.flightRecorder?._push(OP_REQUEST, w.at, 0, 1, w.at, undefined);
+    }
+    return w;
+  }
+
+  /** The target granted what `w` asked for: a holder starts. */
+  granted(w: Wait, weight = 1): Hold {
+    const now = performance.now();
+    w.done = true;
+    this.waits.delete(w);
+    const h: Hold = { seq: ++this.seq, weight, grantedAt: now, stack: w.stack, leakReported: false, released: false };
+    if (!this.active) return h;
+    this.waitHist.record(now - w.at);
+    this.total.acquired++;
+    this.holds.add(h);
+    this.flightRecorder?._push(OP_GRANT, now, h.seq, weight, w.at, w.stack);
+    if (this.leakThresholdMs !== undefined && this.watchTimer === undefined) this.setWatch(this.leakThresholdMs);
+    return h;
+  }
+
+  /** The target refused `w`. */
+  failed(w: Wait, why: Failure): void {
+    w.done = true;
+    this.waits.delete(w);
+    if (!this.active) return;
+    if (why === "timeout") this.total.timeouts++;
+    else if (why === "rejection") this.total.rejections++;
+    else if (why === "abort") this.total.aborts++;
+    if (why !== "error") this.flightRecorder?._push(why === "timeout" ? OP_TIMEOUT : why === "rejection" ? OP_REJECT : OP_ABORT, performance.now(), 0, 1, w.at, undefined);
+  }
+
+  /** The holder returned what it held. False when it had already (a double release). */
+  released(h: Hold, skip: (...args: never[]) => unknown): boolean {
+    if (h.released) {
+      this.doubleRelease(h, skip);
+      return false;
+    }
+    h.released = true;
+    if (!this.holds.delete(h) || !this.active) return true;
+    this.total.released++;
+    const now = performance.now();
+    this.holdHist.record(now - h.grantedAt);
+    this.flightRecorder?._push(OP_RELEASE, now, h.seq, h.weight, h.grantedAt, undefined);
+    if (h.leakReported) this.leakResolved(h, "released");
+    return true;
+  }
+
+  /** The target took the holder's permit back (its own time limit); the holder may still be running. */
+  expired(h: Hold): void {
+    if (h.released) return;
+    h.released = true;
+    if (!this.holds.delete(h) || !this.active) return;
+    this.total.leaseExpiries++;
+    const now = performance.now();
+    const heldMs = now - h.grantedAt;
+    this.flightRecorder?._push(OP_EXPIRE, now, h.seq, h.weight, h.grantedAt, undefined);
+    const stack = formatStack(h.stack);
+    emitEvent({
+      t: Date.now(),
+      id: this.id,
+      type: "lease_expired",
+      holderId: this.holderId(h),
+      heldMs,
+      ...(stack !== undefined ? { stack } : {}),
+      detail: { kind: this.kind, leaseTimeoutMs: this.cfg.leaseTimeoutMs?.() ?? 0 },
+    });
+    if (h.leakReported) this.leakResolved(h, "lease_expired");
+  }
+
+  /** A second release the target refused or ignored; the target's own behaviour is left as it is. */
+  doubleRelease(h: Hold | undefined, skip: (...args: never[]) => unknown): void {
+    if (!this.active) return;
+    this.total.doubleReleases++;
+    const capture = captureStack(skip);
+    this.flightRecorder?._push(OP_DOUBLE_RELEASE, performance.now(), h?.seq ?? 0, h?.weight ?? 1, h?.grantedAt ?? performance.now(), capture);
+    const stack = formatStack(capture);
+    emitEvent({
+      t: Date.now(),
+      id: this.id,
+      type: "double_release",
+      ...(h !== undefined ? { holderId: this.holderId(h) } : {}),
+      ...(stack !== undefined ? { stack } : {}),
+      detail: { kind: this.kind },
+    });
+  }
+
+  holderId(h: Hold): string {
+    return `${this.name}#${h.seq}`;
+  }
+
+  // ---- leaks: one unref'd timer, armed for the oldest unreported holder ----
+
+  private setWatch(delayMs: number): void {
+    this.watchTimer = setTimeout(() => this.scan(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(delayMs))));
+    this.watchTimer.unref?.();
+  }
+
+  private scan(): void {
+    this.watchTimer = undefined;
+    const threshold = this.leakThresholdMs;
+    if (!this.active || threshold === undefined) return;
+    const now = performance.now();
+    let next = Infinity;
+    // Holds are in grant order (a Set keeps insertion order): stop at the first one not yet due.
+    for (const h of this.holds) {
+      if (h.leakReported) continue;
+      const age = now - h.grantedAt;
+      if (age < threshold) {
+        next = h.grantedAt + threshold;
+        break;
+      }
+      this.reportLeak(h, age);
+    }
+    if (next !== Infinity) this.setWatch(next - now);
+  }
+
+  private reportLeak(h: Hold, heldMs: number): void {
+    h.leakReported = true;
+    const stack = formatStack(h.stack);
+    emitEvent({
+      t: Date.now(),
+      id: this.id,
+      type: "leak_suspected",
+      holderId: this.holderId(h),
+      heldMs,
+      ...(stack !== undefined ? { stack } : {}),
+      detail: { kind: this.kind, thresholdMs: this.leakThresholdMs ?? 0 },
+    });
+  }
+
+  private leakResolved(h: Hold, by: "released" | "lease_expired"): void {
+    emitEvent({ t: Date.now(), id: this.id, type: "leak_resolved", holderId: this.holderId(h), heldMs: performance.now() - h.grantedAt, detail: { by } });
+  }
+
+  // ---- Tracked ----
+
+  describe(): AdapterInfo {
+    const { cap } = this.cfg.gauges();
+    return {
+      id: this.id,
+      name: this.name,
+      kind: this.kind,
+      cap,
+      queue: this.cfg.queue,
+      maxWaiters: this.cfg.maxWaiters ?? null,
+      acquireTimeoutMs: this.cfg.acquireTimeoutMs ?? null,
+      leaseTimeoutMs: this.cfg.leaseTimeoutMs?.() ?? null,
+      leakThresholdMs: this.leakThresholdMs ?? null,
+      scope: "process",
+      ...(this.budget !== undefined ? { budget: this.budget } : {}),
+      blind: this.blind,
+    };
+  }
+
+  /** Waits the target dropped without answering (p-queue's clear()): never granted, never failed. */
+  forgetWaits(): void {
+    this.waits.clear();
+  }
+
+  private oldestWaitMs(now: number, targetWaiters: number): number {
+    // The target's own count wins: with nobody queued there, a wait of ours is a stale one.
+    if (targetWaiters === 0) return 0;
+    for (const w of this.waits) return Math.max(0, now - w.at);
+    return 0;
+  }
+
+  private longestHoldMs(now: number): number {
+    for (const h of this.holds) return Math.max(0, now - h.grantedAt);
+    return 0;
+  }
+
+  snapshot(): AdapterSnapshot {
+    const now = performance.now();
+    const g = this.cfg.gauges();
+    const holders: AdapterHolder[] = [];
+    for (const h of this.holds) {
+      const stack = formatStack(h.stack);
+      holders.push({ holderId: this.holderId(h), weight: h.weight, heldMs: now - h.grantedAt, ...(stack !== undefined ? { stack } : {}) });
+    }
+    return { name: this.name, kind: this.kind, cap: g.cap, inUse: g.inUse, available: g.cap - g.inUse, waiters: g.waiters, oldestWaitMs: this.oldestWaitMs(now, g.waiters), holders };
+  }
+
+  counters(): Readonly<AdapterCounters> {
+    return { ...this.total };
+  }
+
+  sample(nowEpochMs: number): Sample {
+    const now = performance.now();
+    const g = this.cfg.gauges();
+    const t = this.total;
+    const l = this.last;
+    const s: Sample = {
+      id: this.id,
+      cap: g.cap,
+      inUse: g.inUse,
+      // Derived, so the leak check holds by construction: the target's own numbers are inUse and cap.
+      available: g.cap - g.inUse,
+      waiters: g.waiters,
+      oldestWaitMs: this.oldestWaitMs(now, g.waiters),
+      acquired: t.acquired - l.acquired,
+      released: t.released - l.released,
+      timeouts: t.timeouts - l.timeouts,
+      rejections: t.rejections - l.rejections,
+      aborts: t.aborts - l.aborts,
+      doubleReleases: t.doubleReleases - l.doubleReleases,
+      leaseExpiries: t.leaseExpiries - l.leaseExpiries,
+      waitMs: this.waitHist.summary(),
+      holdMs: this.holdHist.summary(),
+      longestHoldMs: this.longestHoldMs(now),
+    };
+    Object.assign(l, t);
+    this.waitHist.reset();
+    this.holdHist.reset();
+    void nowEpochMs;
+    return s;
+  }
+
+  untrack(): void {
+    if (!this.active) return;
+    this.active = false;
+    if (this.watchTimer !== undefined) clearTimeout(this.watchTimer);
+    this.watchTimer = undefined;
+    this.waits.clear();
+    this.holds.clear();
+    unregister(this);
+    this.cfg.restore();
+  }
+}
+
+/**
+ * Puts `wrapper` on `target[key]` as an own property and returns how to undo it exactly: delete the
+ * own property when there was none (the prototype's method shows through again), or put the
+ * previous own value back.
+ */
+export function patchMethod(target: object, key: string, wrapper: unknown): () => void {
+  const had = Object.prototype.hasOwnProperty.call(target, key);
+  const before = had ? Object.getOwnPropertyDescriptor(target, key) : undefined;
+  Object.defineProperty(target, key, { value: wrapper, writable: true, configurable: true, enumerable: before?.enumerable ?? false });
+  return () => {
+    const now = Object.getOwnPropertyDescriptor(target, key);
+    // Someone replaced our wrapper after us: theirs stays, and it still calls ours, which by then passes through.
+    if (now === undefined || now.value !== wrapper) return;
+    if (before !== undefined) Object.defineProperty(target, key, before);
+    else delete (target as Record<string, unknown>)[key];
+  };
+}
+
+/** Copies a function's `length` and `name` onto its wrapper, so arity-sniffing callers see the original. */
+export function sameShape<F extends (...args: never[]) => unknown>(wrapper: F, original: (...args: never[]) => unknown): F {
+  Object.defineProperty(wrapper, "length", { value: original.length, configurable: true });
+  Object.defineProperty(wrapper, "name", { value: original.name, configurable: true });
+  return wrapper;
+}
