@@ -9,6 +9,8 @@ import { evidenceStacks, flattenEvidence, isDurationPath, leakHolders } from "..
 import { fmtCount, fmtDuration, fmtWhen } from "../logic/format.js";
 import { MUTE_DURATIONS } from "../logic/mutes.js";
 import { acknowledge, openAlert, targetLabel } from "./alert-actions.js";
+import { diagnosisOf, DiagnosisView } from "./diagnosis-view.js";
+import { flightOf, FlightView } from "./flight-view.js";
 
 function fmtEvidence(path: string, value: string | number | boolean, time: boolean, now: number): string {
   if (typeof value !== "number") return String(value);
@@ -53,9 +55,13 @@ export function EvidenceView({ alert }: { alert: Alert }) {
   const [acking, setAcking] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const now = app.store.now();
-  const lines = flattenEvidence(alert.evidence);
-  const holders = leakHolders(alert.evidence);
-  const stacks = evidenceStacks(alert.evidence);
+  // The ring and the diagnosis get views of their own, not a line per number.
+  const { flight: _flight, diagnosis: _diagnosis, ...ruleEvidence } = alert.evidence ?? {};
+  const lines = flattenEvidence(ruleEvidence);
+  const holders = leakHolders(ruleEvidence);
+  const stacks = evidenceStacks(ruleEvidence);
+  const diagnosis = diagnosisOf(alert.evidence);
+  const flight = flightOf(alert.evidence);
   const ack = async () => {
     setAcking(true);
     setError(null);
@@ -96,6 +102,7 @@ export function EvidenceView({ alert }: { alert: Alert }) {
         <MuteControl alert={alert} />
       </div>
       {error !== null && <p className="bad-text small">{error}</p>}
+      {diagnosis !== null && <DiagnosisView diagnosis={diagnosis} />}
       {lines.length > 0 && (
         <>
           <h4 className="subhead">Evidence</h4>
@@ -129,6 +136,7 @@ export function EvidenceView({ alert }: { alert: Alert }) {
           <pre className="stack">{s.stack}</pre>
         </div>
       ))}
+      {flight !== null && <FlightView flight={flight} semaphore={alert.semaphore ?? ""} />}
     </div>
   );
 }

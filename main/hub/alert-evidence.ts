@@ -1,0 +1,143 @@
+// Evidence the hub adds to alerts beyond what the rules put there (docs/protocol.md, "Flight
+// recorder" and "Diagnosis"): the agent's flight recorder ring, and under convoy and starvation
+// alerts a diagnosis computed from the semaphore's 1 s history. Both go through the engine's
+// annotate(), so they reach /api/alerts, dashboards and the recording's replay like any alert
+// change. Nothing here runs unless an alert is raised or active: with none, a sample costs one
+// map-size check.
+import type { AlertChange, AlertEngine } from "../../shared/alerts/index.js";
+import { diagnose, type Diagnosis } from "../../shared/diagnosis/index.js";
+import type { HistoryStore } from "../../shared/history/index.js";
+import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../shared/protocol/index.js";
+
+/** Alerts that get a diagnosis. */
+export const DIAGNOSED_RULES: ReadonlySet<AlertRule> = new Set(["convoy", "starvation"]);
+/** Per-semaphore alerts whose agent is asked for its ring. */
+export const FLIGHT_RULES: ReadonlySet<AlertRule> = new Set(["leak", "convoy", "starvation", "timeouts", "double_release", "order_inversion"]);
+/** History read for a diagnosis, before the moment it is made. */
+export const DIAGNOSIS_HISTORY_MS = 180_000;
+/** An active alert's diagnosis is recomputed at most this often (sample time). */
+export const DIAGNOSIS_REFRESH_MS = 5_000;
+/**
+ * A recomputed diagnosis with the same verdict is re-sent at most this often: each update sends
+ * the whole alert (its ring included) to every dashboard.
+ */
+export const DIAGNOSIS_RESEND_MS = 30_000;
+/**
+ * Alerts that keep their ring's operations in full (the newest ones); an older alert keeps its
+ * holders and stacks only. Bounds the hub's memory and its snapshots (a ring is up to ~100 KB).
+ */
+export const MAX_FULL_RINGS = 16;
+
+interface Watched {
+  readonly alertId: string;
+  lastT: number;
+  /** The verdict last annotated (cause and headline), and when. */
+  verdict: string;
+  sentT: number;
+}
+
+export class AlertEvidence {
+  /** Active diagnosed alerts, by semaphore key. */
+  private readonly watched = new Map<string, Watched[]>();
+  /** Alerts holding a full ring, oldest first. */
+  private readonly fullRings: string[] = [];
+
+  constructor(
+    private readonly engine: AlertEngine,
+    private readonly history: HistoryStore,
+  ) {}
+
+  /** The engine's changes: diagnoses for raised convoy/starvation alerts. Returns the changes it made. */
+  onChanges(changes: readonly AlertChange[]): AlertChange[] {
+    let out: AlertChange[] | undefined;
+    for (const c of changes) {
+      const a = c.alert;
+      if (!DIAGNOSED_RULES.has(a.rule)) continue;
+      if (c.kind === "raised") {
+        const w: Watched = { alertId: a.id, lastT: a.raisedAt, verdict: "", sentT: -Infinity };
+        const list = this.watched.get(a.key);
+        if (list === undefined) this.watched.set(a.key, [w]);
+        else list.push(w);
+        const more = this.refresh(a.key, w, a.raisedAt);
+        if (more.length > 0) (out ??= []).push(...more);
+      } else if (c.kind === "resolved") {
+        this.unwatch(a);
+      }
+    }
+    return out ?? [];
+  }
+
+  /** After samples for `key` at sample time `t` were stored and evaluated: refresh its diagnoses. */
+  afterSample(key: string, t: number): AlertChange[] {
+    if (this.watched.size === 0) return [];
+    const list = this.watched.get(key);
+    if (list === undefined) return [];
+    let out: AlertChange[] | undefined;
+    for (const w of list) {
+      if (t - w.lastT < DIAGNOSIS_REFRESH_MS) continue;
+      const more = this.refresh(key, w, t);
+      if (more.length > 0) (out ??= []).push(...more);
+    }
+    return out ?? [];
+  }
+
+  get watching(): boolean {
+    return this.watched.size !== 0;
+  }
+
+  /** The diagnosis of `key` as of sample time `t` (null without history). */
+  diagnosis(key: string, t: number): Diagnosis | null {
+    const h = this.history.get(key);
+    if (h === undefined) return null;
+    return diagnose(h.window("1s", t - DIAGNOSIS_HISTORY_MS, t));
+  }
+
+  /**
+   * An agent's answer, already checked (schema; that it answers a request for this agent), from
+   * the agent known as `service`/`instance`. Attached to its alert as `evidence.flight`; a
+   * rate-limited answer shares the ring already attached to the alert it names (`sameAs`).
+   */
+  flight(service: string, instance: string, record: FlightRecord): { ok: true; changes: AlertChange[] } | { ok: false; error: string } {
+    const key = semaphoreKey(service, instance, record.id);
+    const alert = this.engine.alert(record.alertId);
+    if (alert === undefined || alert.key !== key) return { ok: false, error: "no such alert for this semaphore" };
+    let flight: Record<string, unknown> = { ...record };
+    if (record.status === "rate_limited" && record.sameAs !== undefined) {
+      const earlier = this.engine.alert(record.sameAs);
+      const ring = earlier?.key === key ? (earlier.evidence?.flight as Record<string, unknown> | undefined) : undefined;
+      if (ring !== undefined && ring.status === undefined) flight = { ...ring, alertId: record.alertId, sharedFrom: record.sameAs };
+    }
+    const changes = this.engine.annotate(record.alertId, { flight });
+    if (Array.isArray(flight.ops) && flight.ops.length > 0) {
+      this.fullRings.push(record.alertId);
+      while (this.fullRings.length > MAX_FULL_RINGS) changes.push(...this.trim(this.fullRings.shift() as string));
+    }
+    return { ok: true, changes };
+  }
+
+  /** An older alert's ring without its operations: the holders and their stacks stay. */
+  private trim(alertId: string): AlertChange[] {
+    const ring = this.engine.alert(alertId)?.evidence?.flight as Record<string, unknown> | undefined;
+    if (ring === undefined || !Array.isArray(ring.ops)) return [];
+    return this.engine.annotate(alertId, { flight: { ...ring, ops: [], trimmedOps: ring.ops.length } });
+  }
+
+  private refresh(key: string, w: Watched, t: number): AlertChange[] {
+    w.lastT = t;
+    const d = this.diagnosis(key, t);
+    if (d === null) return [];
+    const verdict = `${d.cause}\u0000${d.headline}`;
+    if (verdict === w.verdict && t - w.sentT < DIAGNOSIS_RESEND_MS) return [];
+    w.verdict = verdict;
+    w.sentT = t;
+    return this.engine.annotate(w.alertId, { diagnosis: d });
+  }
+
+  private unwatch(a: Alert): void {
+    const list = this.watched.get(a.key);
+    if (list === undefined) return;
+    const rest = list.filter((w) => w.alertId !== a.id);
+    if (rest.length === 0) this.watched.delete(a.key);
+    else this.watched.set(a.key, rest);
+  }
+}

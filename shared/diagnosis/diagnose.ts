@@ -1,0 +1,278 @@
+// Naming the fix under a convoy or starvation alert, from the semaphore's recorded numbers (the
+// 1 s history up to the alert). Three causes look alike on the dashboard (all permits busy, a
+// queue, long waits) and want different fixes:
+//
+//   slow_downstream   holds got longer while arrivals did not grow: the dependency slowed down
+//                     by itself. A bigger N only piles more concurrent work on it.
+//   cap_too_tight     holds stayed at their healthy length, every permit is busy and waits rose:
+//                     demand outruns N / W. Little's law gives the N the arrivals need:
+//                     N ≈ arrival rate × healthy mean hold, plus headroom.
+//   rate_limit_needed holds grew along with the load (arrivals rose, throughput did not follow):
+//                     the downstream serves a fixed rate however many run at once, so no N helps.
+//                     Arrivals must be metered: a rate limiter (token bucket) is the tool.
+//
+// Pure, and a function of the numbers alone, so a replay computes the same diagnosis.
+import { meanFromQuantiles } from "./littles-law.js";
+
+export type DiagnosisCause = "slow_downstream" | "cap_too_tight" | "rate_limit_needed" | "inconclusive";
+
+/** The history columns read (aligned on t, ascending; as ColumnarWindow's 1 s tier). */
+export interface DiagnosisSeries {
+  readonly length: number;
+  readonly t: ArrayLike<number>;
+  readonly cap: ArrayLike<number>;
+  readonly inUse: ArrayLike<number>;
+  readonly waiters: ArrayLike<number>;
+  readonly acquiredPerSec: ArrayLike<number>;
+  readonly releasedPerSec: ArrayLike<number>;
+  readonly timeoutsPerSec: ArrayLike<number>;
+  readonly rejectionsPerSec: ArrayLike<number>;
+  readonly abortsPerSec: ArrayLike<number>;
+  readonly intervalMs: ArrayLike<number>;
+  readonly holdCount: ArrayLike<number>;
+  readonly holdP50: ArrayLike<number>;
+  readonly holdP90: ArrayLike<number>;
+  readonly holdP99: ArrayLike<number>;
+  readonly waitCount: ArrayLike<number>;
+  readonly waitP99: ArrayLike<number>;
+}
+
+export interface DiagnosisNumbers {
+  cap: number;
+  /** Mean inUse / cap over the incident. */
+  utilization: number;
+  /** Acquire attempts per second plus queue growth, over the incident and before it. */
+  arrivalsPerSec: number;
+  baselineArrivalsPerSec: number | null;
+  /** Permits released per second. */
+  throughputPerSec: number;
+  baselineThroughputPerSec: number | null;
+  /** Mean hold (ms), over the incident, and the healthy one before it. */
+  holdMs: number;
+  baselineHoldMs: number | null;
+  holdRatio: number | null;
+  arrivalsRatio: number | null;
+  waitP99Ms: number;
+  baselineWaitP99Ms: number | null;
+  meanWaiters: number;
+  /** cap_too_tight: the N the measured arrivals need (Little's law with headroom). */
+  neededN: number | null;
+  /** rate_limit_needed: what the downstream serves at most, as measured. */
+  maxThroughputPerSec: number | null;
+}
+
+export interface Diagnosis {
+  cause: DiagnosisCause;
+  /** One line, e.g. "N is too tight for the arrival rate: raise it to about 17". */
+  headline: string;
+  /** The reasoning with the numbers. */
+  detail: string;
+  /** What to do. */
+  fix: string;
+  numbers: DiagnosisNumbers;
+  /** Sample time of the rows read: the incident and the baseline before it. */
+  incident: { from: number; to: number; samples: number };
+  baseline: { from: number; to: number; samples: number } | null;
+}
+
+/** Hold at or above this multiple of the healthy hold: holds "rose". */
+export const HOLD_ROSE = 1.5;
+/** Arrivals at or above this multiple of the baseline's: the load "rose". */
+export const ARRIVALS_ROSE = 1.3;
+/** Headroom on Little's-law N: the mean is not the peak. */
+export const N_HEADROOM = 1.25;
+/** Mean inUse / cap from which the semaphore counts as fully used. */
+const FULL = 0.9;
+/** Rows of baseline needed to call anything "healthy". */
+const MIN_BASELINE_ROWS = 3;
+/** The incident reads at most this many of the last rows (what the alert window saw, and a bit). */
+const MAX_INCIDENT_ROWS = 15;
+
+interface Stats {
+  rows: number;
+  from: number;
+  to: number;
+  inUse: number;
+  cap: number;
+  waiters: number;
+  attempts: number;
+  released: number;
+  growthPerSec: number;
+  holdMs: number;
+  holdMedian: number;
+  waitP99: number;
+}
+
+function stats(s: DiagnosisSeries, from: number, to: number): Stats {
+  let rows = 0;
+  let inUse = 0;
+  let waiters = 0;
+  let attempts = 0;
+  let released = 0;
+  let holdW = 0;
+  let holdSum = 0;
+  let waitW = 0;
+  let waitSum = 0;
+  let cap = 0;
+  const medians: number[] = [];
+  for (let i = from; i < to; i++) {
+    rows++;
+    inUse += s.inUse[i];
+    waiters += s.waiters[i];
+    cap = s.cap[i];
+    attempts += s.acquiredPerSec[i] + s.timeoutsPerSec[i] + s.rejectionsPerSec[i] + s.abortsPerSec[i];
+    released += s.releasedPerSec[i];
+    const hc = s.holdCount[i];
+    if (hc > 0) {
+      holdW += hc;
+      holdSum += hc * meanFromQuantiles(s.holdP50[i], s.holdP90[i], s.holdP99[i]);
+      medians.push(s.holdP50[i]);
+    }
+    const wc = s.waitCount[i];
+    if (wc > 0) {
+      waitW += wc;
+      waitSum += wc * s.waitP99[i];
+    }
+  }
+  // The queue's growth is demand that neither got a permit nor gave up yet.
+  const span = to - from >= 2 ? (s.t[to - 1] - s.t[from]) / 1000 : 0;
+  const growthPerSec = span > 0 ? (s.waiters[to - 1] - s.waiters[from]) / span : 0;
+  medians.sort((a, b) => a - b);
+  return {
+    rows,
+    from: rows > 0 ? s.t[from] - s.intervalMs[from] : 0,
+    to: rows > 0 ? s.t[to - 1] : 0,
+    inUse: rows > 0 ? inUse / rows : 0,
+    cap,
+    waiters: rows > 0 ? waiters / rows : 0,
+    attempts: rows > 0 ? attempts / rows : 0,
+    released: rows > 0 ? released / rows : 0,
+    growthPerSec,
+    holdMs: holdW > 0 ? holdSum / holdW : 0,
+    holdMedian: medians.length > 0 ? medians[Math.floor(medians.length / 2)] : 0,
+    waitP99: waitW > 0 ? waitSum / waitW : 0,
+  };
+}
+
+/**
+ * Where the incident began: walking back from the last row, the run of rows that were busy
+ * (a queue, or nearly every permit in use). The rows before it are the baseline.
+ */
+function incidentStart(s: DiagnosisSeries, end: number): number {
+  let i = end;
+  while (i > 0) {
+    const j = i - 1;
+    const busy = s.waiters[j] > 0 || (s.cap[j] > 0 && s.inUse[j] >= FULL * s.cap[j]);
+    if (!busy) break;
+    i = j;
+  }
+  // Only the latest stretch speaks for now: a long incident is judged on its last rows.
+  return Math.max(i, end - MAX_INCIDENT_ROWS);
+}
+
+const r1 = (v: number): number => Math.round(v * 10) / 10;
+const fmtRate = (v: number): string => `${v >= 100 ? Math.round(v) : r1(v)}/s`;
+const fmtMs = (v: number): string => (v >= 1000 ? `${r1(v / 1000)} s` : `${v >= 100 ? Math.round(v) : r1(v)} ms`);
+
+/**
+ * Diagnoses the semaphore from its 1 s history, the last row being the alert's moment. Returns
+ * null when there is nothing to read (no rows).
+ */
+export function diagnose(s: DiagnosisSeries): Diagnosis | null {
+  const end = s.length;
+  if (end === 0) return null;
+  const start = incidentStart(s, end);
+  // A semaphore busy for the whole history has no "before": judge the first rows as the best known.
+  const busyAll = start === 0 || start === end;
+  const inc = stats(s, busyAll ? Math.max(0, end - MAX_INCIDENT_ROWS) : start, end);
+  const baseEnd = busyAll ? 0 : start;
+  const base = baseEnd >= MIN_BASELINE_ROWS ? stats(s, Math.max(0, baseEnd - 120), baseEnd) : null;
+
+  const arrivals = Math.max(0, inc.attempts + Math.max(0, inc.growthPerSec));
+  const baselineHold = base !== null && base.holdMs > 0 ? base.holdMs : null;
+  const holdRatio = baselineHold !== null && inc.holdMs > 0 ? inc.holdMs / baselineHold : null;
+  const baseArrivals = base !== null ? base.attempts + Math.max(0, base.growthPerSec) : null;
+  const arrivalsRatio = baseArrivals !== null && baseArrivals > 0 ? arrivals / baseArrivals : null;
+  const utilization = inc.cap > 0 ? inc.inUse / inc.cap : 0;
+  const numbers: DiagnosisNumbers = {
+    cap: inc.cap,
+    utilization: Math.round(utilization * 100) / 100,
+    arrivalsPerSec: r1(arrivals),
+    baselineArrivalsPerSec: baseArrivals === null ? null : r1(baseArrivals),
+    throughputPerSec: r1(inc.released),
+    baselineThroughputPerSec: base === null ? null : r1(base.released),
+    holdMs: r1(inc.holdMs),
+    baselineHoldMs: baselineHold === null ? null : r1(baselineHold),
+    holdRatio: holdRatio === null ? null : Math.round(holdRatio * 100) / 100,
+    arrivalsRatio: arrivalsRatio === null ? null : Math.round(arrivalsRatio * 100) / 100,
+    waitP99Ms: r1(inc.waitP99),
+    baselineWaitP99Ms: base === null ? null : r1(base.waitP99),
+    meanWaiters: r1(inc.waiters),
+    neededN: null,
+    maxThroughputPerSec: null,
+  };
+  const out = (cause: DiagnosisCause, headline: string, detail: string, fix: string): Diagnosis => ({
+    cause,
+    headline,
+    detail,
+    fix,
+    numbers,
+    incident: { from: inc.from, to: inc.to, samples: inc.rows },
+    baseline: base === null ? null : { from: base.from, to: base.to, samples: base.rows },
+  });
+
+  if (inc.holdMs <= 0 || inc.cap <= 0) {
+    return out("inconclusive", "Not enough data to name a cause", "No releases with a measured hold time during the incident.", "Look at the holders: permits may not be coming back at all.");
+  }
+  const rose = holdRatio !== null && holdRatio >= HOLD_ROSE;
+  const loadRose = arrivalsRatio !== null && arrivalsRatio >= ARRIVALS_ROSE;
+  // What the N permits would drain at the healthy hold time, against what they drain now.
+  const healthyDrain = baselineHold !== null ? (inc.cap * 1000) / baselineHold : null;
+
+  if (rose && loadRose && healthyDrain !== null && inc.released < 0.8 * healthyDrain) {
+    numbers.maxThroughputPerSec = r1(inc.released);
+    return out(
+      "rate_limit_needed",
+      "A rate problem a semaphore cannot solve: use a rate limiter",
+      `Arrivals rose ${numbers.arrivalsRatio}× (${fmtRate(baseArrivals ?? 0)} → ${fmtRate(arrivals)}) and holds grew with them ` +
+        `(${fmtMs(baselineHold ?? 0)} → ${fmtMs(inc.holdMs)}, ${numbers.holdRatio}×): the downstream serves about ` +
+        `${fmtRate(inc.released)} however many run at once, so more permits only lengthen each hold. ` +
+        `No N drains ${fmtRate(arrivals)}.`,
+      `Meter arrivals with a rate limiter (token bucket) at or below ~${fmtRate(inc.released)} and shed or defer the rest; ` +
+        `keep N where it is (it still caps concurrency).`,
+    );
+  }
+  if (rose) {
+    return out(
+      "slow_downstream",
+      "Slow downstream: holds got longer, N is not the problem",
+      `Holds take ${fmtMs(inc.holdMs)}, ${numbers.holdRatio}× the healthy ${fmtMs(baselineHold ?? 0)}` +
+        (arrivalsRatio !== null ? `, while arrivals stayed at ${numbers.arrivalsRatio}× their earlier rate` : "") +
+        `: the same ${inc.cap} permits now drain ${fmtRate(inc.released)} instead of ${fmtRate(healthyDrain ?? 0)}.`,
+      "Look at the dependency behind the semaphore (its latency, errors, saturation). Raising N adds load to it without adding throughput.",
+    );
+  }
+  const waitsRose = base === null || inc.waitP99 > 2 * Math.max(base.waitP99, 1) || inc.waiters >= 1;
+  if (utilization >= FULL && waitsRose) {
+    const hold = baselineHold ?? inc.holdMs;
+    const needed = Math.max(inc.cap + 1, Math.ceil(((arrivals * hold) / 1000) * N_HEADROOM));
+    numbers.neededN = needed;
+    return out(
+      "cap_too_tight",
+      `N is too tight for the arrival rate: raise it to about ${needed}`,
+      `Holds are flat at ${fmtMs(inc.holdMs)}` +
+        (holdRatio !== null ? ` (${numbers.holdRatio}× the healthy ${fmtMs(baselineHold ?? 0)})` : "") +
+        `, yet all ${inc.cap} permits are busy and ${r1(inc.waiters)} wait on average: ${inc.cap} permits drain at most ` +
+        `${fmtRate((inc.cap * 1000) / hold)}, and ${fmtRate(arrivals)} arrive. Little's law: N ≈ ${fmtRate(arrivals)} × ${fmtMs(hold)} ` +
+        `= ${r1((arrivals * hold) / 1000)}, ${needed} with headroom.`,
+      `Raise N to about ${needed}, if the downstream can take that many at once (check its own limit first).`,
+    );
+  }
+  return out(
+    "inconclusive",
+    "No clear cause in the numbers",
+    `Holds ${fmtMs(inc.holdMs)}${holdRatio !== null ? ` (${numbers.holdRatio}× healthy)` : ""}, ${r1(utilization * 100)}% of N in use, ` +
+      `${fmtRate(arrivals)} arriving, ${fmtRate(inc.released)} released.`,
+    "Watch the holders and the queue discipline: a waiter passed over (LIFO, priority) starves without the semaphore being short.",
+  );
+}

@@ -1,0 +1,102 @@
+// The diagnosis on recorded scenarios whose cause is known (simulate.ts): for several seeds each,
+// the stream goes through the alert engine and the hub's evidence (as a recording replayed), and
+// the convoy alert's diagnosis must name the cause the simulation built in.
+import { describe, expect, it } from "vitest";
+import { replayLines } from "../../../main/hub/replay.js";
+import { diagnose, type Diagnosis } from "../../../shared/diagnosis/index.js";
+import type { Alert, Hello, SemaphoreInfo } from "../../../shared/protocol/types.js";
+import { drawParams, simulate, type Scenario, type SimOutput } from "./simulate.js";
+
+const SEEDS = [1, 2, 3, 4, 5, 6];
+
+const hello: Hello = { agentId: "a1", service: "shop", instance: "web-1", pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: 0 };
+const info = (cap: number): SemaphoreInfo => ({
+  id: "db",
+  name: "db",
+  kind: "semaphore",
+  cap,
+  queue: "fifo",
+  maxWaiters: null,
+  acquireTimeoutMs: null,
+  leaseTimeoutMs: null,
+  leakThresholdMs: null,
+  scope: "process",
+});
+
+/** The simulated run as a hub recording (hub time = sample time). */
+export function recordingOf(sim: SimOutput): string[] {
+  const lines = [
+    { r: sim.t0, k: "start", p: { format: 1, hubVersion: "test", protocol: 1, thresholds: {} } },
+    { r: sim.t0, k: "hello", a: "a1", p: hello },
+    { r: sim.t0, k: "register", a: "a1", p: { semaphores: [info(sim.params.permits)] } },
+    ...sim.samples.map((s, seq) => ({ r: s.t, k: "samples", a: "a1", p: { seq, t: s.t, intervalMs: 1000, items: [s.sample] } })),
+  ];
+  return lines.map((l) => JSON.stringify(l));
+}
+
+function convoyDiagnosis(sim: SimOutput): { alert: Alert; diagnosis: Diagnosis } {
+  const replay = replayLines(recordingOf(sim));
+  expect(replay.stoppedAt).toBeUndefined();
+  const convoy = replay.alerts.find((a) => a.rule === "convoy");
+  expect(convoy, "a convoy alert").toBeDefined();
+  // Raised after the change the scenario made, not before.
+  expect((convoy as Alert).raisedAt).toBeGreaterThan(sim.t0 + sim.params.changeAt);
+  const diagnosis = (convoy as Alert).evidence?.diagnosis as Diagnosis | undefined;
+  expect(diagnosis, "a diagnosis on the convoy alert").toBeDefined();
+  return { alert: convoy as Alert, diagnosis: diagnosis as Diagnosis };
+}
+
+describe.each<Scenario>(["slow", "tight", "rate"])("scenario %s", (scenario) => {
+  it.each(SEEDS)("seed %i: the convoy's diagnosis names the cause", (seed) => {
+    const params = drawParams(scenario, seed);
+    const sim = simulate(params, seed);
+    const { diagnosis } = convoyDiagnosis(sim);
+    const n = diagnosis.numbers;
+    switch (scenario) {
+      case "slow":
+        expect(diagnosis.cause).toBe("slow_downstream");
+        expect(n.holdRatio).toBeGreaterThanOrEqual(1.5);
+        expect(diagnosis.fix).toMatch(/dependency/);
+        break;
+      case "tight": {
+        expect(diagnosis.cause).toBe("cap_too_tight");
+        // Little's law on the true numbers: N ≥ λ × W, and the headroom stays modest.
+        const least = (params.rateAfter * sim.trueHoldBefore) / 1000;
+        expect(n.neededN).toBeGreaterThanOrEqual(Math.ceil(least * 0.9));
+        expect(n.neededN).toBeLessThanOrEqual(Math.ceil(least * 1.6));
+        expect(n.neededN).toBeGreaterThan(params.permits);
+        expect(diagnosis.headline).toContain(String(n.neededN));
+        break;
+      }
+      case "rate":
+        expect(diagnosis.cause).toBe("rate_limit_needed");
+        expect(diagnosis.fix).toMatch(/rate limiter/);
+        // What the downstream serves, as measured, is its real ceiling.
+        expect(n.maxThroughputPerSec).toBeGreaterThan(params.serverRate * 0.8);
+        expect(n.maxThroughputPerSec).toBeLessThan(params.serverRate * 1.2);
+        break;
+    }
+  });
+});
+
+describe("diagnose()", () => {
+  it("has nothing to say without rows, and says so without numbers to go on", () => {
+    const empty = { length: 0, t: [], cap: [], inUse: [], waiters: [], acquiredPerSec: [], releasedPerSec: [], timeoutsPerSec: [], rejectionsPerSec: [], abortsPerSec: [], intervalMs: [], holdCount: [], holdP50: [], holdP90: [], holdP99: [], waitCount: [], waitP99: [] };
+    expect(diagnose(empty)).toBeNull();
+    const stuck = { ...empty, length: 1, t: [1000], cap: [2], inUse: [2], waiters: [3], acquiredPerSec: [0], releasedPerSec: [0], timeoutsPerSec: [0], rejectionsPerSec: [0], abortsPerSec: [0], intervalMs: [1000], holdCount: [0], holdP50: [0], holdP90: [0], holdP99: [0], waitCount: [0], waitP99: [0] };
+    expect(diagnose(stuck)?.cause).toBe("inconclusive");
+  });
+
+  it("follows the alert while it is active: a later update still carries a diagnosis of the same cause", () => {
+    // Long enough after the raise for a re-sent diagnosis (DIAGNOSIS_RESEND_MS).
+    const params = { ...drawParams("tight", 11), durationMs: 110_000 };
+    const sim = simulate(params, 11);
+    const replay = replayLines(recordingOf(sim));
+    const convoy = replay.alerts.find((a) => a.rule === "convoy") as Alert;
+    const d = convoy.evidence?.diagnosis as Diagnosis;
+    // The alert as it ended up: diagnosed again after it was raised (every 5 s of samples, sent
+    // when the verdict changes or 30 s after the last one).
+    expect(d.incident.to).toBeGreaterThanOrEqual(convoy.raisedAt + 5000);
+    expect(d.cause).toBe("cap_too_tight");
+  });
+});
