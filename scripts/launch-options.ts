@@ -7,6 +7,11 @@ export interface LaunchOptions {
   host: string;
   token: string | undefined;
   record: string | undefined;
+  /** Web mode: rolling compact recordings in this folder (as the app makes), within recordCapBytes. */
+  recordDir: string | undefined;
+  recordCapBytes: number | undefined;
+  /** Web mode: serve this recording in replay mode instead of a live hub. */
+  replay: string | undefined;
   demo: boolean;
   /** `npm start` only: skip the Electron check and serve web mode. */
   web: boolean;
@@ -24,17 +29,27 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchOptions {
       host: { type: "string" },
       token: { type: "string" },
       record: { type: "string" },
+      "record-dir": { type: "string" },
+      "record-cap-mb": { type: "string" },
+      replay: { type: "string" },
       "no-demo": { type: "boolean" },
       web: { type: "boolean" },
     },
   });
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer from 0 to 65535, got ${values.port}`);
+  const capMb = values["record-cap-mb"] === undefined ? undefined : Number(values["record-cap-mb"]);
+  if (capMb !== undefined && !(Number.isFinite(capMb) && capMb >= 1)) throw new Error(`--record-cap-mb must be a number of MiB >= 1, got ${values["record-cap-mb"]}`);
+  if (capMb !== undefined && values["record-dir"] === undefined) throw new Error("--record-cap-mb needs --record-dir");
+  if (values.replay !== undefined && (values.record !== undefined || values["record-dir"] !== undefined)) throw new Error("--replay serves a recording: it records nothing (drop --record / --record-dir)");
   return {
     port,
     host: values.host ?? "127.0.0.1",
     token: values.token ?? process.env.SEMSCOPE_TOKEN,
     record: values.record,
+    recordDir: values["record-dir"],
+    recordCapBytes: capMb === undefined ? undefined : Math.floor(capMb * 1024 * 1024),
+    replay: values.replay,
     demo: values["no-demo"] !== true,
     web: values.web === true,
   };

@@ -1,13 +1,37 @@
 // `npm run web`: the hub, the dashboard at `/`, and the built-in demo (unless --no-demo). Its first
 // stdout line is the hub's (PROTOCOL.md, "Headless hub"); it closes cleanly on SIGINT/SIGTERM.
+import { dirname, resolve } from "node:path";
 import { createHub, type Hub } from "../main/hub/index.js";
+import { DEFAULT_RECORDING_CAP_BYTES } from "../main/app/recordings.js";
+import { RollingRecorder } from "../main/hub/recording-rolling.js";
+import { createReplayHub } from "../main/hub/replay-hub.js";
 import { startDemo, type DemoHandle } from "../agent/demo/fleet.js";
 import { buildRendererIfNeeded } from "./build-if-needed.js";
 import { type LaunchOptions, parseLaunchArgs } from "./launch-options.js";
 
+/** `--replay <file>`: the dashboard in replay mode over a recording (docs/protocol.md, "Replay"). */
+async function runReplay(opts: LaunchOptions, file: string, staticDir: string): Promise<void> {
+  // Ranges saved from the dashboard go next to the recording.
+  const hub = await createReplayHub({ file, port: opts.port, host: opts.host, token: opts.token, staticDir, saveDir: dirname(resolve(file)) });
+  console.log(`semscope hub listening on ${hub.url}`);
+  console.log(`semscope replay: ${file} (${hub.session.marks.length} alerts on its timeline)`);
+  const message = hub.session.message;
+  if (message !== undefined) console.error(`semscope replay: ${message}`);
+  console.log(`semscope dashboard: ${opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`}`);
+  const shutdown = (): void => void hub.close().then(() => process.exit(0));
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+}
+
 export async function runWeb(opts: LaunchOptions): Promise<void> {
   const staticDir = buildRendererIfNeeded();
-  const hub: Hub = await createHub({ port: opts.port, host: opts.host, token: opts.token, record: opts.record, staticDir });
+  if (opts.replay !== undefined) return runReplay(opts, opts.replay, staticDir);
+  // `--record-dir`: rolling compact recordings, as the app keeps them.
+  const recordSink =
+    opts.recordDir === undefined
+      ? undefined
+      : new RollingRecorder({ dir: opts.recordDir, capBytes: opts.recordCapBytes ?? DEFAULT_RECORDING_CAP_BYTES, log: (line) => console.error(line) });
+  const hub: Hub = await createHub({ port: opts.port, host: opts.host, token: opts.token, record: opts.record, recordSink, staticDir });
   console.log(`semscope hub listening on ${hub.url}`);
   const page = opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`;
   console.log(`semscope dashboard: ${page}`);

@@ -4,7 +4,7 @@
 // the same calls to a fresh engine and raise the same alerts.
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { AlertThresholds, ThresholdsPatch } from "../../shared/alerts/index.js";
-import type { EventsBatch, Hello, Register, SamplesBatch } from "../../shared/protocol/index.js";
+import type { EventsBatch, FlightRecord, Hello, Register, SamplesBatch } from "../../shared/protocol/index.js";
 
 /** Bumped only if a line's meaning changes; new kinds are additions. */
 export const RECORDING_FORMAT = 1;
@@ -29,11 +29,26 @@ export type RecordLine =
   | { r: number; k: "forget"; a: string }
   | { r: number; k: "tick" }
   | { r: number; k: "ack"; p: { id: string } }
-  | { r: number; k: "thresholds"; p: ThresholdsPatch };
+  | { r: number; k: "thresholds"; p: ThresholdsPatch }
+  | { r: number; k: "flight"; a: string; p: FlightRecord };
 
 export type RecordKind = RecordLine["k"];
 
-export class Recorder {
+/**
+ * Where HubCore writes its recording: this plain-NDJSON Recorder (`--record`), or the app's
+ * compact rolling one (recording-rolling.ts). `closed` settles once every line is on disk.
+ */
+export interface RecordSink {
+  readonly file: string;
+  readonly lines: number;
+  readonly bytes: number;
+  readonly open: boolean;
+  write(line: RecordLine): void;
+  close(): void;
+  readonly closed?: Promise<void>;
+}
+
+export class Recorder implements RecordSink {
   private fd: number | undefined;
   lines = 0;
   bytes = 0;

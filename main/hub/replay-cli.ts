@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import type { Alert } from "../../shared/protocol/index.js";
 import { replayRecording } from "./replay.js";
 
-const USAGE = "usage: npm run replay -- <recording.ndjson> [--json]";
+const USAGE = "usage: npm run replay -- <recording.ndjson | recording.ndjson.gz> [--json]";
 
 function fail(message: string, code: number): never {
   process.stderr.write(`semscope replay: ${message.split("\n")[0]}\n`);

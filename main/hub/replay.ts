@@ -3,10 +3,14 @@
 // first damaged line (a crash can leave the last one half written) and says where.
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
+import { createGunzip } from "node:zlib";
 import { AlertEngine, type AlertChange, type AlertThresholds } from "../../shared/alerts/index.js";
-import { agentPayloadSchemas, parsePayload, type Alert } from "../../shared/protocol/index.js";
+import { HistoryStore } from "../../shared/history/index.js";
+import { agentPayloadSchemas, parsePayload, semaphoreKey, type Alert } from "../../shared/protocol/index.js";
 import { thresholdsPatchSchema } from "../../shared/ui-protocol/index.js";
+import { AlertEvidence } from "./alert-evidence.js";
 import type { RecordKind } from "./recorder.js";
+import { isGzipFile } from "./recording-reader.js";
 
 export interface ReplayResult {
   /** Every alert the replay raised, in the order raised, each as it ended up. */
@@ -19,11 +23,15 @@ export interface ReplayResult {
   stoppedAt?: { line: number; reason: string };
 }
 
-const AGENT_KINDS: ReadonlySet<RecordKind> = new Set(["hello", "register", "samples", "events", "touch", "disconnect", "forget"]);
+const AGENT_KINDS: ReadonlySet<RecordKind> = new Set(["hello", "register", "samples", "events", "touch", "disconnect", "forget", "flight"]);
 
 /** Feeds recording lines to engines, one engine per hub session. */
 export class Replayer {
   private engine = new AlertEngine();
+  // The hub's evidence (flight rings, diagnoses: alert-evidence.ts) needs the history it reads.
+  private history = new HistoryStore();
+  private evidence = new AlertEvidence(this.engine, this.history);
+  private readonly identity = new Map<string, { service: string; instance: string }>();
   private session = 0;
   private readonly alerts = new Map<string, Alert>();
   lines = 0;
@@ -48,6 +56,9 @@ export class Replayer {
         const thresholds = (p as { thresholds?: unknown } | undefined)?.thresholds;
         try {
           this.engine = new AlertEngine({ thresholds: (thresholds ?? {}) as AlertThresholds });
+          this.history = new HistoryStore();
+          this.evidence = new AlertEvidence(this.engine, this.history);
+          this.identity.clear();
         } catch (err) {
           return `start: ${err instanceof Error ? err.message : String(err)}`;
         }
@@ -58,6 +69,7 @@ export class Replayer {
       case "hello": {
         const v = parsePayload(agentPayloadSchemas.hello, p);
         if (!v.ok) return `hello: ${v.error}`;
+        this.identity.set(agent, { service: v.value.service, instance: v.value.instance });
         changes = this.engine.hello(agent, v.value, r);
         break;
       }
@@ -70,7 +82,12 @@ export class Replayer {
       case "samples": {
         const v = parsePayload(agentPayloadSchemas.samples, p);
         if (!v.ok) return `samples: ${v.error}`;
+        const who = this.identity.get(agent);
+        const keys = who === undefined ? [] : v.value.items.map((item) => semaphoreKey(who.service, who.instance, item.id));
+        v.value.items.forEach((item, i) => keys[i] !== undefined && this.history.push(keys[i], item, v.value.t, v.value.intervalMs));
         changes = this.engine.samples(agent, v.value, r);
+        changes.push(...this.evidence.onChanges(changes));
+        if (this.evidence.watching) for (const key of keys) changes.push(...this.evidence.afterSample(key, v.value.t));
         break;
       }
       case "events": {
@@ -108,10 +125,19 @@ export class Replayer {
         changes = [];
         break;
       }
+      case "flight": {
+        const v = parsePayload(agentPayloadSchemas.flight, p);
+        if (!v.ok) return `flight: ${v.error}`;
+        const who = this.identity.get(agent);
+        const out = who === undefined ? undefined : this.evidence.flight(who.service, who.instance, v.value);
+        changes = out?.ok === true ? out.changes : [];
+        break;
+      }
       default:
         // A kind from a newer hub: nothing this engine can do with it, and nothing lost by skipping.
         changes = [];
     }
+    if (k !== "samples" && changes.length > 0) changes.push(...this.evidence.onChanges(changes));
     for (const c of changes) {
       const key = `${this.session}\u0000${c.alert.id}`;
       // Deleting first would reorder; a Map keeps the first raise's position on update.
@@ -146,13 +172,16 @@ export function replayLines(lines: Iterable<string>): ReplayResult {
 
 /** Replays a recording file, streaming it (recordings can be large). Rejects only when it cannot be read. */
 export async function replayRecording(file: string): Promise<ReplayResult> {
-  const input = createReadStream(file, { encoding: "utf8" });
+  const gzip = await isGzipFile(file);
+  const input = createReadStream(file);
   const opened = new Promise<void>((resolve, reject) => {
     input.once("open", () => resolve());
     input.once("error", reject);
   });
   await opened;
-  const rl = createInterface({ input, crlfDelay: Infinity });
+  // The app's recordings are gzip (recording-writer.ts); the headless hub's `--record` plain NDJSON.
+  const text = gzip ? input.pipe(createGunzip()) : input;
+  const rl = createInterface({ input: text, crlfDelay: Infinity });
   const r = new Replayer();
   let n = 0;
   try {
@@ -162,6 +191,10 @@ export async function replayRecording(file: string): Promise<ReplayResult> {
       const reason = r.feed(text);
       if (reason !== null) return r.result({ line: n, reason });
     }
+  } catch (err) {
+    if (!gzip) throw err;
+    // Cut-short compressed data: what decompressed before it was replayed (the partial line is lost).
+    return r.result({ line: n + 1, reason: `the compressed data ends early or is damaged (${err instanceof Error ? err.message : String(err)})` });
   } finally {
     rl.close();
     input.destroy();

@@ -1,0 +1,211 @@
+// Replay mode's controls, under the header: a banner saying this is a recording (and where a
+// damaged one stopped loading), the timeline with the alerts marked on it, the scrubber, play /
+// pause at 1×–60×, and "next alert". Renders nothing on a live hub.
+import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { isReplayVersion, REPLAY_SPEEDS, type ReplayMark, type ReplayStatus } from "../../../shared/ui-protocol/replay.js";
+import { useApp, useChannel } from "../app/context.js";
+import { ReplayClient } from "./replay-client.js";
+import "./replay.css";
+
+const ReplayContext = createContext<ReplayClient | null>(null);
+
+/** Makes the replay client (one per page) and gives it to ReplayBar and useReplayEpoch. */
+export function ReplayProvider({ children }: { children: React.ReactNode }) {
+  const { target, store } = useApp();
+  const client = useMemo(() => new ReplayClient(target), [target]);
+  // The snapshot says whether this hub replays a recording; only then is /replay asked for.
+  const structure = useChannel("structure");
+  const replay = isReplayVersion(store.hub?.version);
+  useEffect(() => {
+    if (replay) client.start();
+  }, [client, replay, structure]);
+  useEffect(() => () => client.stop(), [client]);
+  return <ReplayContext.Provider value={client}>{children}</ReplayContext.Provider>;
+}
+
+function useReplay(): { client: ReplayClient | null; status: ReplayStatus | null } {
+  const client = useContext(ReplayContext);
+  useSyncExternalStore(client?.subscribe ?? noSubscribe, client?.getVersion ?? zero);
+  return { client, status: client?.status ?? null };
+}
+const noSubscribe = () => () => undefined;
+const zero = () => 0;
+
+/** True once the hub has said it serves a recording (re-renders only when that changes). */
+export function useIsReplay(): boolean {
+  const client = useContext(ReplayContext);
+  return useSyncExternalStore(client?.subscribe ?? noSubscribe, () => client?.status != null);
+}
+
+/**
+ * Changes when a replay's cursor jumps: a key for views that load history once. Re-renders its
+ * caller only then, not on every status while playing.
+ */
+export function useReplayEpoch(): number {
+  const client = useContext(ReplayContext);
+  return useSyncExternalStore(client?.subscribe ?? noSubscribe, () => client?.epoch ?? 0);
+}
+
+const SCRUB_STEP_MS = 100;
+
+const iso = (t: number) => new Date(t).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+
+function markTitle(m: ReplayMark): string {
+  return `${m.severity} ${m.rule} · ${m.key} · ${iso(m.raisedAt)}${m.resolvedAt === null ? "" : ` → ${iso(m.resolvedAt)}`}\n${m.message}`;
+}
+
+export function ReplayBar() {
+  const { client, status } = useReplay();
+  // The scrubber's own position while dragging, so the cursor does not jump back under the pointer.
+  const [drag, setDrag] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [speed, setSpeed] = useState<number | null>(null);
+  if (client === null || status === null) return null;
+  const chosen = speed ?? status.speed;
+  const span = Math.max(1, status.to - status.from);
+  const pct = (t: number) => `${((Math.min(status.to, Math.max(status.from, t)) - status.from) / span) * 100}%`;
+  const run = (p: Promise<void>) => p.then(() => setError(null), (err: unknown) => setError(err instanceof Error ? err.message : String(err)));
+  const seek = (t: number) => run(client.seek(t));
+  const next = client.nextAlertAt();
+  const shown = drag ?? status.cursor;
+  // The scrubber moves in 100 ms steps from the start: its last step can fall short of the end.
+  const scrubbedTo = (input: HTMLInputElement) => {
+    const v = Number(input.value);
+    return status.to - v < SCRUB_STEP_MS ? status.to : v;
+  };
+  return (
+    <section className="replay" data-testid="replay-bar" aria-label="Replay">
+      <div className="banner banner-replay" role="status" data-testid="replay-banner">
+        <strong>Replay</strong>
+        <span>
+          {" "}
+          of <span data-testid="replay-name">{status.name}</span>: what the live dashboard showed at{" "}
+          <strong data-testid="replay-cursor">{iso(shown)}</strong>. Nothing here is live.
+        </span>
+      </div>
+      {status.message !== undefined && (
+        <div className="banner banner-warn" role="alert" data-testid="replay-message">
+          <strong>This recording is damaged or cut short.</strong> <span>Loading {status.message}.</span>
+        </div>
+      )}
+      <div className="replay-controls">
+        <button
+          className="btn"
+          data-testid="replay-play"
+          onClick={() => run(status.playing ? client.pause() : client.play(chosen))}
+          aria-label={status.playing ? "Pause" : "Play"}
+        >
+          {status.playing ? "Pause" : "Play"}
+        </button>
+        <select
+          className="replay-speed"
+          data-testid="replay-speed"
+          aria-label="Speed"
+          value={chosen}
+          onChange={(e) => {
+            const v = Number(e.target.value);
+            setSpeed(v);
+            if (status.playing) void run(client.play(v));
+          }}
+        >
+          {REPLAY_SPEEDS.map((s) => (
+            <option key={s} value={s}>
+              {s}×
+            </option>
+          ))}
+        </select>
+        <button className="btn" data-testid="replay-next-alert" disabled={next === null} onClick={() => next !== null && seek(next)}>
+          Next alert
+        </button>
+        <div className="replay-timeline">
+          <div className="replay-track" aria-hidden="true">
+            {status.range !== undefined && (
+              <span className="replay-range" style={{ left: pct(status.range.from), width: `calc(${pct(status.range.to)} - ${pct(status.range.from)})` }} />
+            )}
+            {status.marks.map((m) => (
+              <button
+                key={m.id}
+                className={`replay-mark mark-${m.severity}`}
+                style={{ left: pct(m.at) }}
+                title={markTitle(m)}
+                data-testid="replay-mark"
+                data-rule={m.rule}
+                onClick={() => seek(m.at)}
+                tabIndex={-1}
+              />
+            ))}
+          </div>
+          <input
+            type="range"
+            className="replay-scrubber"
+            data-testid="replay-scrubber"
+            aria-label="Time cursor"
+            min={status.from}
+            max={status.to}
+            step={SCRUB_STEP_MS}
+            value={shown}
+            onChange={(e) => setDrag(Number(e.target.value))}
+            onPointerUp={(e) => {
+              setDrag(null);
+              void seek(scrubbedTo(e.target as HTMLInputElement));
+            }}
+            onKeyUp={(e) => {
+              setDrag(null);
+              void seek(scrubbedTo(e.target as HTMLInputElement));
+            }}
+          />
+          <div className="replay-ends">
+            <span>{iso(status.from)}</span>
+            <span>
+              {status.marks.length} alert{status.marks.length === 1 ? "" : "s"}
+            </span>
+            <span>{iso(status.to)}</span>
+          </div>
+        </div>
+      </div>
+      {status.saveTo !== undefined && <SaveRange client={client} status={status} />}
+      {error !== null && (
+        <div className="banner banner-error" role="alert">
+          {error}
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** Save a named range of the recording: its start and end marked at the cursor. */
+function SaveRange({ client, status }: { client: ReplayClient; status: ReplayStatus }) {
+  const [from, setFrom] = useState<number | null>(null);
+  const [to, setTo] = useState<number | null>(null);
+  const [name, setName] = useState("");
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const start = from ?? status.from;
+  const end = to ?? status.cursor;
+  const save = () =>
+    client.save(name, start, end).then(
+      (file) => setResult({ ok: true, text: `Saved ${file}` }),
+      (err: unknown) => setResult({ ok: false, text: err instanceof Error ? err.message : String(err) }),
+    );
+  return (
+    <div className="replay-save" data-testid="replay-save">
+      <button className="btn btn-sm" data-testid="replay-mark-from" onClick={() => setFrom(status.cursor)}>
+        Range starts here
+      </button>
+      <button className="btn btn-sm" data-testid="replay-mark-to" onClick={() => setTo(status.cursor)}>
+        Range ends here
+      </button>
+      <span className="small">
+        {iso(start)} → {iso(end)}
+      </span>
+      <input className="replay-name" data-testid="replay-save-name" placeholder="Name" value={name} onChange={(e) => setName(e.target.value)} aria-label="Name of the saved recording" />
+      <button className="btn btn-sm" data-testid="replay-save-button" disabled={name.trim() === "" || start > end} onClick={() => void save()}>
+        Save range
+      </button>
+      {result !== null && (
+        <span className={result.ok ? "small" : "small error"} data-testid="replay-save-result">
+          {result.text}
+        </span>
+      )}
+    </div>
+  );
+}

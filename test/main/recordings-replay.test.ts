@@ -1,0 +1,183 @@
+// A replay shows what the live dashboard showed: the same alerts and the same chart data through
+// the same /ui requests, at the end of a run with real agents in child processes, and at every
+// checkpoint of a scripted run (seeking forward and back).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { io, type Socket } from "socket.io-client";
+import { afterEach, describe, expect, it } from "vitest";
+import { createReplayHub, type ReplayHub } from "../../main/hub/replay-hub.js";
+import type { Hub } from "../../main/hub/index.js";
+import type { ReplayStatus, UiSnapshot } from "../../shared/ui-protocol/index.js";
+import { spawnAgent, type ChildAgent } from "../e2e/browser.js";
+import { agent, cleanupAll, dashboard, info, onCleanup, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "./hub/helpers.js";
+
+afterEach(cleanupAll);
+
+const FIXTURE = join(import.meta.dirname, "../e2e/ui/fixtures/ui-agent.ts");
+const tmpFile = (name: string) => join(mkdtempSync(join(tmpdir(), "semscope-replay-")), name);
+
+async function replayHub(file: string, saveDir?: string): Promise<ReplayHub> {
+  const hub = await createReplayHub({ file, port: 0, log: () => undefined, ...(saveDir !== undefined ? { saveDir } : {}) });
+  onCleanup(() => hub.close());
+  return hub;
+}
+
+async function replayControl(url: string): Promise<{ socket: Socket; first: ReplayStatus }> {
+  const socket = io(`${url}/replay`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+  onCleanup(() => socket.disconnect());
+  const first = await new Promise<ReplayStatus>((resolve, reject) => {
+    socket.once("replay:status", resolve);
+    socket.once("connect_error", reject);
+  });
+  return { socket, first };
+}
+
+/** What the dashboard's views are built from, as the dashboard asks for it. */
+async function views(ui: Socket, keys: string[]): Promise<Record<string, unknown>> {
+  const snap = (await request<AckAnswer & { snapshot: UiSnapshot }>(ui, "snapshot:get", {})).snapshot;
+  const out: Record<string, unknown> = {
+    alerts: (await request<AckAnswer>(ui, "alerts:get", {})).alerts,
+    semaphores: snap.state.semaphores,
+    agents: snap.state.agents,
+    active: snap.state.alerts,
+    alertLog: snap.alertLog,
+    fleet: snap.fleet,
+    sparklines: snap.sparklines,
+    thresholds: snap.thresholds,
+  };
+  for (const key of keys) {
+    out[`1s ${key}`] = await request<AckAnswer>(ui, "history:get", { key });
+    out[`1m ${key}`] = await request<AckAnswer>(ui, "history:get", { key, tier: "1m" });
+  }
+  for (const f of snap.fleet) out[`fleet ${f.service}/${f.name}`] = await request<AckAnswer>(ui, "fleet:history", { service: f.service, name: f.name });
+  return out;
+}
+
+describe("replay against the live run", () => {
+  it("gives the same alerts and chart data as live agents (child processes) produced", async () => {
+    const file = tmpFile("live.ndjson.gz");
+    const hub: Hub = await startHub({ record: file });
+    const agents: ChildAgent[] = [spawnAgent(FIXTURE, [hub.url, "leak", "inventory", "inv-1"]), spawnAgent(FIXTURE, [hub.url, "convoy", "payments", "pay-1"])];
+    onCleanup(() => Promise.all(agents.map((a) => a.kill())));
+    await Promise.all(agents.map((a) => a.waitFor("ready")));
+    await waitUntil(() => hub.state().alerts.some((a) => a.rule === "leak"), "the leak alert", 20_000);
+    // The agent answers the hub's flight_request: the ring lands on the alert (recorded as `flight`).
+    await waitUntil(() => hub.state().alerts.some((a) => a.rule === "leak" && a.evidence?.flight !== undefined), "the leak's flight recorder ring", 20_000);
+    // A few more seconds of samples and alerts after it.
+    const enough = hub.history.get("payments/pay-1/payments")?.latestT() ?? 0;
+    await waitUntil(() => (hub.history.get("payments/pay-1/payments")?.latestT() ?? 0) > enough + 3000, "3 s more of samples", 20_000);
+    await Promise.all(agents.map((a) => a.kill()));
+    await waitUntil(() => hub.state().agents.every((a) => !a.connected), "the agents' disconnects", 10_000);
+
+    const live = await dashboard(hub.url);
+    const keys = hub.state().semaphores.map((s) => s.key).sort();
+    expect(keys.length).toBeGreaterThanOrEqual(3);
+    const liveViews = await views(live.socket, keys);
+    const liveAlerts = liveViews.alerts as { rule: string }[];
+    expect(liveAlerts.some((a) => a.rule === "leak")).toBe(true);
+    expect(liveAlerts.some((a) => a.rule === "agent_down")).toBe(true);
+    await hub.close();
+
+    const replay = await replayHub(file);
+    const { first } = await replayControl(replay.url);
+    expect(first.message).toBeUndefined();
+    expect(first.compressed).toBe(true);
+    // The cursor opens at the end of the recording: what the live dashboard showed last.
+    expect(first.cursor).toBe(first.to);
+    expect(first.marks.map((m) => m.id).sort()).toEqual(liveAlerts.map((a) => (a as unknown as { id: string }).id).sort());
+    const again = await dashboard(replay.url);
+    expect(await views(again.socket, keys)).toEqual(liveViews);
+  }, 90_000);
+
+  it("matches the live dashboard at every checkpoint of a scripted run, seeking forward and back", async () => {
+    const file = tmpFile("scripted.ndjson.gz");
+    let clock = T0 + 250;
+    const hub = await startHub({ record: file, now: () => clock });
+    const a = await agent(hub, "a1", [info("db", { cap: 10 }), info("pool", { cap: 4 })]);
+    const live = await dashboard(hub.url);
+    const keys = ["checkout/web-1/db", "checkout/web-1/pool"];
+    const checkpoints: { at: number; views: Record<string, unknown> }[] = [];
+    for (let i = 0; i < 40; i++) {
+      clock += 1000;
+      const convoy = i >= 10 && i < 22;
+      const db = convoy
+        ? sample("db", { inUse: 10, available: 0, waiters: 4, oldestWaitMs: 450, acquired: 20, released: 20, waitMs: summaryOf(...Array<number>(20).fill(400)), holdMs: summaryOf(...Array<number>(20).fill(50)) })
+        : sample("db", { inUse: 1 + (i % 6), available: 9 - (i % 6) });
+      const ack = await request<AckAnswer>(a, "samples", { seq: i, t: T0 + i * 1000, intervalMs: 1000, items: [db, sample("pool", { cap: 4, inUse: i % 4, available: 4 - (i % 4) })] });
+      expect(ack.ok).toBe(true);
+      if (i === 15) expect((await request<AckAnswer>(live.socket, "thresholds:set", { patch: { convoy: { clearMs: 3000 } } })).ok).toBe(true);
+      if (i % 6 === 5) checkpoints.push({ at: clock, views: await views(live.socket, keys) });
+    }
+    const convoys = (checkpoints.at(-1)!.views.alerts as { rule: string; resolvedAt: number | null }[]).filter((x) => x.rule === "convoy");
+    expect(convoys.length).toBeGreaterThan(0);
+    expect(convoys.every((x) => x.resolvedAt !== null)).toBe(true);
+    await hub.close();
+
+    const replay = await replayHub(file);
+    const control = await replayControl(replay.url);
+    const ui = await dashboard(replay.url);
+    const seek = async (t: number) => {
+      const ack = await request<AckAnswer & { status: ReplayStatus }>(control.socket, "replay:seek", { t });
+      expect(ack.ok).toBe(true);
+      expect(ack.status.cursor).toBe(t);
+    };
+    // Forward, checkpoint by checkpoint, then back to each one (a fresh engine fed up to it).
+    for (const c of checkpoints) {
+      await seek(c.at);
+      expect(await views(ui.socket, keys), `at +${c.at - T0} ms`).toEqual(c.views);
+    }
+    for (const c of [...checkpoints].reverse()) {
+      await seek(c.at);
+      expect(await views(ui.socket, keys), `back at +${c.at - T0} ms`).toEqual(c.views);
+    }
+    // The dashboard was told of each jump with a fresh snapshot at the cursor.
+    const snap = await new Promise<UiSnapshot>((resolve) => {
+      ui.socket.once("snapshot", resolve);
+      void seek(checkpoints[0].at);
+    });
+    expect(snap.serverTime).toBe(checkpoints[0].at);
+    // Saving a range is off unless the hub was given a folder.
+    expect(await request<AckAnswer>(control.socket, "replay:save", { name: "x", from: T0, to: T0 + 5000 })).toEqual({ ok: false, error: "this replay cannot save ranges" });
+    // A replay is read-only.
+    const refused = await request<AckAnswer>(ui.socket, "thresholds:set", { patch: { convoy: { clearMs: 1000 } } });
+    expect(refused).toEqual({ ok: false, error: expect.stringMatching(/read-only/) });
+  }, 60_000);
+
+  it("saves a named range that opens at its start and matches the original at its end", async () => {
+    const file = tmpFile("source.ndjson.gz");
+    let clock = T0 + 250;
+    const hub = await startHub({ record: file, now: () => clock });
+    const a = await agent(hub, "a1", [info("db", { cap: 10 })]);
+    for (let i = 0; i < 30; i++) {
+      clock += 1000;
+      const db = i >= 8 && i < 20
+        ? sample("db", { inUse: 10, available: 0, waiters: 4, oldestWaitMs: 450, acquired: 20, released: 20, waitMs: summaryOf(...Array<number>(20).fill(400)), holdMs: summaryOf(...Array<number>(20).fill(50)) })
+        : sample("db");
+      await request<AckAnswer>(a, "samples", { seq: i, t: T0 + i * 1000, intervalMs: 1000, items: [db] });
+    }
+    await hub.close();
+    const saveDir = join(mkdtempSync(join(tmpdir(), "semscope-saved-")), "saved");
+    const replay = await replayHub(file, saveDir);
+    const control = await replayControl(replay.url);
+    expect(control.first.saveTo).toBe(saveDir);
+    const from = T0 + 10_000;
+    const to = T0 + 22_000;
+    const saved = await request<AckAnswer & { file: string }>(control.socket, "replay:save", { name: "the convoy", from, to });
+    expect(saved).toEqual({ ok: true, file: join(saveDir, "the convoy.ndjson.gz") });
+    expect(await request<AckAnswer>(control.socket, "replay:save", { name: "the convoy", from, to })).toEqual({ ok: false, error: expect.stringMatching(/exists already/) });
+    expect(await request<AckAnswer>(control.socket, "replay:save", { name: "bad", from: to, to: from })).toEqual({ ok: false, error: expect.stringMatching(/from <= to/) });
+
+    const part = await replayHub(saved.file);
+    const { first } = await replayControl(part.url);
+    expect(first).toMatchObject({ range: { name: "the convoy", from, to }, cursor: from, compressed: true });
+    // At the range's end, the saved file shows what the original showed there.
+    const original = await dashboard(replay.url);
+    const copy = await dashboard(part.url);
+    await request(control.socket, "replay:seek", { t: to });
+    const partControl = await replayControl(part.url);
+    await request(partControl.socket, "replay:seek", { t: to });
+    const keys = ["checkout/web-1/db"];
+    expect(await views(copy.socket, keys)).toEqual(await views(original.socket, keys));
+  }, 60_000);
+});
