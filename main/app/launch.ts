@@ -6,13 +6,22 @@ import { join } from "node:path";
  * the hub serves it from a plain folder; in development it is renderer/dist in the checkout.
  */
 export function rendererDir(appPath: string, isPackaged: boolean): string {
-  const base = isPackaged ? appPath.replace(/\.asar$/, ".asar.unpacked") : appPath;
-  return join(base, "renderer", "dist");
+  return join(unpackedAppDir(appPath, isPackaged), "renderer", "dist");
 }
 
 export interface LaunchArgs {
   /** `--record <file>` or `--record=<file>`: the local hub records to this NDJSON file. */
   record?: string;
+  /** `--no-demo`: no built-in demo this run, whatever the settings say (`npm start` runs its own). */
+  noDemo?: boolean;
+}
+
+/**
+ * The folder holding the app's dist/ as plain files: the bundled demo is run from there, by
+ * processes that read it with plain fs (electron-builder asarUnpack), like the dashboard.
+ */
+export function unpackedAppDir(appPath: string, isPackaged: boolean): string {
+  return isPackaged ? appPath.replace(/\.asar$/, ".asar.unpacked") : appPath;
 }
 
 /** Our flags among Electron's and Chromium's; anything unknown is left alone. */
@@ -22,6 +31,7 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
     const a = argv[i];
     if (a === "--record" && i + 1 < argv.length && !argv[i + 1].startsWith("--")) out.record = argv[++i];
     else if (a.startsWith("--record=") && a.length > "--record=".length) out.record = a.slice("--record=".length);
+    else if (a === "--no-demo") out.noDemo = true;
   }
   return out;
 }

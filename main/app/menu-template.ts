@@ -7,6 +7,12 @@ export type MenuAction =
   | { type: "show-window" }
   /** null: the local hub. */
   | { type: "switch-hub"; remoteId: string | null }
+  /** Flip settings.runDemo ("Run the demo service"). */
+  | { type: "toggle-demo" }
+  /** File → Open Recording…: a recording (the app's, or a headless hub's --record) in replay mode. */
+  | { type: "open-recording" }
+  /** File → Save Recording…: a named copy of a time range of the local hub's recordings. */
+  | { type: "save-recording" }
   | { type: "quit" };
 
 /** Electron's built-in menu roles this app uses. */
@@ -40,6 +46,7 @@ export type MenuItemData =
   | { kind: "separator" }
   | { kind: "action"; label: string; action: MenuAction; accelerator?: string; enabled?: boolean }
   | { kind: "radio"; label: string; action: MenuAction; checked: boolean }
+  | { kind: "checkbox"; label: string; action: MenuAction; checked: boolean; enabled: boolean }
   | { kind: "label"; label: string }
   | { kind: "submenu"; label: string; role?: "appMenu" | "windowMenu" | "help"; items: MenuItemData[] };
 
@@ -50,6 +57,8 @@ export interface MenuInput {
   remoteHubs: readonly { id: string; name: string }[];
   activeRemoteId: string | null;
   localPort: number;
+  /** The built-in demo, when the app has one: whether it is on, and whether it can run (local hub only). */
+  demo?: { on: boolean; enabled: boolean };
 }
 
 const sep: MenuItemData = { kind: "separator" };
@@ -64,13 +73,13 @@ export function applicationMenu(input: MenuInput): MenuItemData[] {
       kind: "submenu",
       label: "Semscope",
       role: "appMenu",
-      items: [role("about"), sep, settings, sep, role("services"), sep, role("hide"), role("hideOthers"), role("unhide"), sep, role("quit")],
+      items: [role("about"), sep, settings, sep, ...recordingItems(mac), sep, role("services"), sep, role("hide"), role("hideOthers"), role("unhide"), sep, role("quit")],
     });
   } else {
-    menu.push({ kind: "submenu", label: "&File", items: [settings, sep, role("quit")] });
+    menu.push({ kind: "submenu", label: "&File", items: [settings, sep, ...recordingItems(mac), sep, role("quit")] });
   }
   menu.push({ kind: "submenu", label: mac ? "Edit" : "&Edit", items: [role("undo"), role("redo"), sep, role("cut"), role("copy"), role("paste"), role("selectAll")] });
-  menu.push({ kind: "submenu", label: mac ? "Hub" : "&Hub", items: hubItems(input) });
+  menu.push({ kind: "submenu", label: mac ? "Hub" : "&Hub", items: [...hubItems(input), ...demoItems(input.demo)] });
   const view: MenuItemData[] = [role("reload"), role("forceReload")];
   if (!input.isPackaged) view.push(role("toggleDevTools"));
   view.push(sep, role("resetZoom"), role("zoomIn"), role("zoomOut"), sep, role("togglefullscreen"));
@@ -83,6 +92,14 @@ export function applicationMenu(input: MenuInput): MenuItemData[] {
   });
   if (!mac) menu.push({ kind: "submenu", label: "&Help", role: "help", items: [role("about")] });
   return menu;
+}
+
+/** Recordings (main/app/recordings.ts): macOS has no File menu here, so they sit in the app menu. */
+export function recordingItems(mac: boolean): MenuItemData[] {
+  return [
+    { kind: "action", label: mac ? "Open Recording…" : "&Open Recording…", action: { type: "open-recording" }, accelerator: "CmdOrCtrl+O" },
+    { kind: "action", label: mac ? "Save Recording…" : "Save &Recording…", action: { type: "save-recording" } },
+  ];
 }
 
 /** Settings are edited on the local hub's dashboard only (a remote hub's page gets no settings channel). */
@@ -101,6 +118,12 @@ export function hubItems(input: Pick<MenuInput, "remoteHubs" | "activeRemoteId" 
     items.push({ kind: "radio", label: hub.name, action: { type: "switch-hub", remoteId: hub.id }, checked: input.activeRemoteId === hub.id });
   }
   return items;
+}
+
+/** "Run the demo service", a setting kept like the others (it streams to the local hub only). */
+export function demoItems(demo: MenuInput["demo"]): MenuItemData[] {
+  if (demo === undefined) return [];
+  return [sep, { kind: "checkbox", label: "Run the demo service", action: { type: "toggle-demo" }, checked: demo.on, enabled: demo.enabled }];
 }
 
 export function trayMenu(summary: string, activeRemoteId: string | null): MenuItemData[] {

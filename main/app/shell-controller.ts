@@ -7,6 +7,7 @@ import type { FocusSemaphore, HubConnection, SaveSettingsResult, Settings, Setti
 import type { Alert } from "../../shared/protocol/types.js";
 import type { SettingsStore } from "../settings/settings-store.js";
 import { AlertNotifier, notificationText, summaryText, type NotificationText } from "./alert-notifier.js";
+import type { DemoService } from "./demo-service.js";
 import { AlertPoller, LOCAL_POLL_MS, localAlertReader, REMOTE_POLL_MS, remoteAlertReader, type AlertReader, type AlertUpdate } from "./alert-source.js";
 import { applicationMenu, trayMenu, type MenuAction, type MenuItemData } from "./menu-template.js";
 import type { TrustedOrigin } from "./navigation-policy.js";
@@ -39,6 +40,8 @@ export interface ShellControllerOptions {
   staticDir?: string;
   /** NDJSON recording for the local hub (`--record <file>`). */
   record?: string;
+  /** The built-in demo, run against the local hub while settings.runDemo is on; absent: none bundled. */
+  demo?: DemoService;
   remoteReader?: (origin: string, token: string | null) => AlertReader;
   localPollMs?: number;
   remotePollMs?: number;
@@ -99,6 +102,8 @@ export class ShellController {
     if (!reconnecting && this.hub !== null && JSON.stringify(before.thresholds) !== JSON.stringify(next.thresholds)) {
       this.applyThresholds(next);
     }
+    // A reconnect starts or stops it with the new hub.
+    if (!reconnecting && before.runDemo !== next.runDemo) void this.serial(() => this.syncDemo());
     this.refreshMenu();
     // After the reply: the reconnect reloads the very page that asked.
     if (reconnecting) setImmediate(() => void this.serial(() => this.connect()));
@@ -122,6 +127,13 @@ export class ShellController {
         });
         return;
       }
+      case "toggle-demo": {
+        const current = this.opts.store.current;
+        void this.saveSettings({ ...current, runDemo: !current.runDemo }).then((r) => {
+          if (!r.ok) this.opts.view.reportProblem("Could not change the demo setting", r.error);
+        });
+        return;
+      }
       case "quit":
         this.opts.view.quit();
         return;
@@ -133,7 +145,10 @@ export class ShellController {
     this.shutDown = true;
     return this.serial(async () => {
       this.stopPolling();
+      // Both at once: the quit waits a few seconds at most, and the recording matters more.
+      const demoStopped = this.opts.demo?.stop();
       await this.closeHub();
+      await demoStopped;
     });
   }
 
@@ -156,6 +171,8 @@ export class ShellController {
     this.lastTray = "";
     let origin: string;
     let reader: AlertReader;
+    // Its services would only retry against a hub that is going away.
+    await this.opts.demo?.stop();
     if (this.target.kind === "local") {
       // A hub from earlier settings (another port or token) makes way for the new one.
       await this.closeHub();
@@ -174,6 +191,7 @@ export class ShellController {
     const interval = this.target.kind === "local" ? (this.opts.localPollMs ?? LOCAL_POLL_MS) : (this.opts.remotePollMs ?? REMOTE_POLL_MS);
     this.poller = new AlertPoller(reader, interval, (u) => this.onAlerts(u), this.log);
     this.poller.start();
+    await this.syncDemo();
     try {
       await this.opts.view.show(`${origin}/`, this.trusted);
     } catch (err) {
@@ -209,11 +227,23 @@ export class ShellController {
     }
   }
 
+  /** The demo runs exactly while the local hub is up and settings.runDemo is on. */
+  private async syncDemo(): Promise<void> {
+    const demo = this.opts.demo;
+    if (demo === undefined) return;
+    const hub = this.hub;
+    if (this.shutDown || hub === null || this.target.kind !== "local" || !this.opts.store.current.runDemo) {
+      await demo.stop();
+      return;
+    }
+    await demo.start(originOf(hub.url) ?? hub.url, this.target.token);
+  }
+
   private applyThresholds(settings: Settings): void {
     if (this.hub === null) return;
     try {
       // The whole set, so a rule removed from the patch returns to its default.
-      this.hub.engine.setThresholds(applyThresholds(DEFAULT_THRESHOLDS, settings.thresholds));
+      this.hub.setThresholds(applyThresholds(DEFAULT_THRESHOLDS, settings.thresholds));
     } catch (err) {
       this.opts.view.reportProblem("Thresholds not applied", errMessage(err));
     }
@@ -255,6 +285,7 @@ export class ShellController {
         remoteHubs: s.remoteHubs,
         activeRemoteId: s.activeRemoteId,
         localPort: this.hub?.port ?? s.hub.port,
+        ...(this.opts.demo !== undefined ? { demo: { on: s.runDemo, enabled: s.activeRemoteId === null } } : {}),
       }),
     );
   }

@@ -10,8 +10,9 @@ export interface ShellHub {
   readonly port: number;
   readonly engine: {
     activeAlerts(): Alert[];
-    setThresholds(patch: ThresholdsPatch): unknown;
   };
+  /** Recorded and pushed to every dashboard (createHub's hub.setThresholds); throws for a bad patch. */
+  setThresholds(patch: ThresholdsPatch): unknown;
   /** Stops listening and flushes the recording. */
   close(): Promise<void>;
 }

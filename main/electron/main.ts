@@ -7,13 +7,19 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { EVENT_CHANNELS } from "../../shared/ipc/ipc-contract.js";
 import { appIconPng } from "../app/icon-art.js";
-import { parseLaunchArgs, rendererDir } from "../app/launch.js";
+import { DemoService, findDemo } from "../app/demo-service.js";
+import { parseLaunchArgs, rendererDir, unpackedAppDir } from "../app/launch.js";
 import { QuitGuard } from "../app/quit-guard.js";
+import { createAppRecorder, recordingSettings } from "../app/recordings.js";
+import { RecordingsShell } from "../app/recordings-shell.js";
+import type { MenuAction } from "../app/menu-template.js";
 import { ShellController, type ShellView } from "../app/shell-controller.js";
 import { createHub } from "../hub/index.js";
 import { SETTINGS_FILE_NAME, SettingsStore } from "../settings/settings-store.js";
+import { utilityForker } from "./demo-process.js";
 import { registerIpc, sendToDashboard } from "./ipc-main.js";
 import { buildMenu } from "./menu.js";
+import { RecordingsMenu } from "./recordings-menu.js";
 import { showNotification } from "./notifications.js";
 import { AppTray } from "./tray.js";
 import { createDashboardWindow, hardenSession, hardenWebContents } from "./window.js";
@@ -64,13 +70,19 @@ async function start(): Promise<void> {
     win.show();
     win.focus();
   };
-  const tray = new AppTray((action) => controller?.onMenuAction(action));
+  let recordingsMenu: RecordingsMenu | null = null;
+  const onMenuAction = (action: MenuAction): void => {
+    if (action.type === "open-recording") void recordingsMenu?.open();
+    else if (action.type === "save-recording") void recordingsMenu?.save();
+    else controller?.onMenuAction(action);
+  };
+  const tray = new AppTray(onMenuAction);
   const view: ShellView = {
     show: (url) => win.loadURL(url),
     focusWindow,
     sendFocusSemaphore: (focus) => sendToDashboard(win.isDestroyed() ? null : win.webContents, FOCUS_CHANNEL, focus),
     sendShowSettings: () => sendToDashboard(win.isDestroyed() ? null : win.webContents, SHOW_SETTINGS_CHANNEL, {}),
-    setApplicationMenu: (items) => Menu.setApplicationMenu(buildMenu(items, (action) => controller?.onMenuAction(action))),
+    setApplicationMenu: (items) => Menu.setApplicationMenu(buildMenu(items, onMenuAction)),
     setTray: (state, items) => tray.update(state, items),
     notify: showNotification,
     reportProblem: (title, detail) => {
@@ -85,14 +97,30 @@ async function start(): Promise<void> {
 
   const staticDir = rendererDir(app.getAppPath(), app.isPackaged);
   const hasDashboard = existsSync(join(staticDir, "index.html"));
+  const { record, noDemo } = parseLaunchArgs(process.argv);
+  // Bundled by packaging (build/bundle-demo.mjs). In a checkout `npm start` runs the demo itself
+  // (a dist/demo left by a packaging run must not make it two).
+  const demoPlan =
+    noDemo === true ? { missing: "--no-demo" } : !app.isPackaged ? { missing: "not packaged" } : findDemo(unpackedAppDir(app.getAppPath(), true));
+  if ("missing" in demoPlan && app.isPackaged && noDemo !== true) log(`semscope: no built-in demo: ${demoPlan.missing}`);
+  const demo = "missing" in demoPlan ? undefined : new DemoService({ ...demoPlan, fork: utilityForker(log), log });
+  const userData = app.getPath("userData");
+  recordingsMenu = new RecordingsMenu(
+    new RecordingsShell({ userData, ...(hasDashboard ? { staticDir } : {}), log }),
+    () => (win.isDestroyed() ? null : win),
+    log,
+  );
   controller = new ShellController({
     store,
-    startHub: createHub,
+    // The local hub records into the rolling recordings unless --record names a file.
+    startHub: (opts) =>
+      createHub({ ...opts, ...(opts.record === undefined ? { recordSink: createAppRecorder(userData, recordingSettings(store.current), log) } : {}) }),
     view,
     platform: process.platform,
     isPackaged: app.isPackaged,
     ...(hasDashboard ? { staticDir } : {}),
-    ...parseLaunchArgs(process.argv),
+    ...(record !== undefined ? { record } : {}),
+    ...(demo !== undefined ? { demo } : {}),
     log,
   });
   const shell = controller;
@@ -107,7 +135,14 @@ async function start(): Promise<void> {
     log,
   });
 
-  const guard = new QuitGuard({ shutdown: () => shell.shutdown(), requestQuit: () => app.quit(), log });
+  const guard = new QuitGuard({
+    shutdown: async () => {
+      recordingsMenu?.close();
+      await shell.shutdown();
+    },
+    requestQuit: () => app.quit(),
+    log,
+  });
   app.on("before-quit", (event) => {
     quitting = true;
     if (guard.onQuitRequested() === "defer") event.preventDefault();

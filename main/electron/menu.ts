@@ -20,6 +20,8 @@ export function toMenuItems(items: readonly MenuItemData[], onAction: (action: M
         };
       case "radio":
         return { label: item.label, type: "radio", checked: item.checked, click: () => onAction(item.action) };
+      case "checkbox":
+        return { label: item.label, type: "checkbox", checked: item.checked, enabled: item.enabled, click: () => onAction(item.action) };
       case "submenu":
         return { label: item.label, ...(item.role !== undefined ? { role: item.role } : {}), submenu: toMenuItems(item.items, onAction) };
     }

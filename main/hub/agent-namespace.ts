@@ -8,7 +8,7 @@ import { AgentScheduler, Lane, type Item, type Transport } from "./agent-schedul
 import { AGENT_EVENTS, AgentSession, isAgentEvent, type AgentEventName, type AnyAck, type Job } from "./agent-session.js";
 import type { TokenCheck } from "./auth.js";
 import type { HubCore } from "./hub-core.js";
-import { WorkBudget } from "./rate-limit.js";
+import { AddressBudgets, CombinedBudget, WorkBudget } from "./rate-limit.js";
 
 /** socket.io appends the ack callback as the last argument, when the client asked for one. */
 export function splitArgs(args: unknown[]): { payload: unknown; ack: ((answer: unknown) => void) | undefined } {
@@ -69,10 +69,15 @@ function transportOf(socket: Socket): Transport {
   };
 }
 
-/** The items a message carries (samples, events, or a register's semaphores), as sent: its cost to the hub beyond itself. */
+/** The items a message carries (samples, events, a register's semaphores, a flight's ops), as sent: its cost to the hub beyond itself. */
 function listLength(event: string, payload: unknown): number {
   if (typeof payload !== "object" || payload === null) return 0;
-  const list = event === "register" ? (payload as { semaphores?: unknown }).semaphores : (payload as { items?: unknown }).items;
+  const list =
+    event === "register"
+      ? (payload as { semaphores?: unknown }).semaphores
+      : event === "flight"
+        ? (payload as { ops?: unknown }).ops
+        : (payload as { items?: unknown }).items;
   // A list over the limit is refused at its length check, which costs nothing more.
   return Array.isArray(list) ? Math.min(list.length, 1001) : 0;
 }
@@ -104,6 +109,8 @@ class Message implements Item {
 export interface AgentLimits {
   rate: { perSecond: number; burst: number };
   budget: { itemsPerSecond: number; burst: number };
+  /** Shared by every connection from one remote address. */
+  addressBudget: { itemsPerSecond: number; burst: number };
 }
 
 export function attachAgentNamespace(
@@ -116,6 +123,7 @@ export function attachAgentNamespace(
 ): Namespace<AgentToHubEvents, HubToAgentEvents> {
   const nsp: Namespace<AgentToHubEvents, HubToAgentEvents> = io.of(AGENT_NAMESPACE);
   let connections = 0;
+  const addresses = new AddressBudgets(limits.addressBudget.itemsPerSecond, limits.addressBudget.burst);
 
   nsp.use((socket, next) => {
     const why = tokens.refuseHandshake(socket.handshake.auth);
@@ -126,8 +134,10 @@ export function attachAgentNamespace(
   });
 
   nsp.on("connection", (socket) => {
-    const session = new AgentSession(core, ++connections, limits.rate);
-    const lane = scheduler.add(new Lane(session, transportOf(socket), new WorkBudget(limits.budget.itemsPerSecond, limits.budget.burst)));
+    const session = new AgentSession(core, ++connections, limits.rate, (request) => socket.emit("flight_request", request));
+    const address = socket.handshake.address;
+    const budget = new CombinedBudget([new WorkBudget(limits.budget.itemsPerSecond, limits.budget.burst), addresses.acquire(address)]);
+    const lane = scheduler.add(new Lane(session, transportOf(socket), budget));
     /** Rate first, as it arrives; then in order, on the lane. */
     const submit = (item: Message, cost: number) => {
       const refused = contained("agent message", log, null as AnyAck | null, () => session.admit());
@@ -150,6 +160,7 @@ export function attachAgentNamespace(
       contained("agent disconnect", log, undefined, () => session.closing(reason, description));
       scheduler.end(lane, {
         run: () => {
+          addresses.release(address);
           session.closed();
           return { ok: true };
         },

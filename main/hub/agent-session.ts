@@ -2,7 +2,7 @@
 // one answer (the ack), and every refusal is counted; nothing here throws or waits. The rate is
 // checked as a message arrives (admit); the rest runs when the scheduler (agent-scheduler.ts)
 // gets to it (process), and a samples batch runs as a Job the scheduler steps through in slices.
-import { agentPayloadSchemas, parsePayload, type AgentToHubEvents } from "../../shared/protocol/index.js";
+import { agentPayloadSchemas, parsePayload, type AgentToHubEvents, type FlightRequest } from "../../shared/protocol/index.js";
 import { SamplesCheck } from "../../shared/protocol/samples-check.js";
 import { StoreJob, type AgentRecord, type HubCore } from "./hub-core.js";
 import { TokenBucket } from "./rate-limit.js";
@@ -51,6 +51,8 @@ export class AgentSession {
     private readonly core: HubCore,
     readonly connection: number,
     rate: { perSecond: number; burst: number },
+    /** Sends a flight_request on this connection (absent: the hub never asks it). */
+    private readonly emitFlight?: (request: FlightRequest) => void,
   ) {
     this.bucket = new TokenBucket(rate.perSecond, rate.burst);
   }
@@ -100,6 +102,19 @@ export class AgentSession {
         const p = parsePayload(agentPayloadSchemas.events, payload);
         if (!p.ok) return this.refuse(p.error, true);
         const out = this.core.events(this.rec, p.value);
+        return out.ok ? out : this.refuse(out.error, true);
+      }
+      case "flight": {
+        // Checked before the schema: a ring is up to 4,096 ops to parse, and only one asked for is worth it.
+        const peek = typeof payload === "object" && payload !== null ? (payload as { alertId?: unknown; id?: unknown }) : {};
+        if (typeof peek.alertId !== "string" || typeof peek.id !== "string" || !this.core.flightLinks.expects(this.rec.agentId, peek.alertId, peek.id)) {
+          this.core.flightLinks.stats.unexpected++;
+          return this.refuse("no flight_request pending for that alert and semaphore", true);
+        }
+        const p = parsePayload(agentPayloadSchemas.flight, payload);
+        if (!p.ok) return this.refuse(p.error, true);
+        if (!this.core.flightLinks.take(this.rec.agentId, p.value.alertId, p.value.id)) return this.refuse("no flight_request pending for that alert and semaphore", true);
+        const out = this.core.flight(this.rec, p.value);
         return out.ok ? out : this.refuse(out.error, true);
       }
     }
@@ -154,7 +169,9 @@ export class AgentSession {
 
   /** After everything the connection sent before it closed: the agent is down. */
   closed(): void {
-    if (this.rec !== undefined) this.core.disconnect(this.connection, this.rec);
+    if (this.rec === undefined) return;
+    this.core.flightLinks.unbind(this.rec.agentId, this.connection);
+    this.core.disconnect(this.connection, this.rec);
   }
 
   private hello(payload: unknown): AnyAck {
@@ -164,6 +181,7 @@ export class AgentSession {
       return this.refuse("hello already received for another agentId on this connection", true);
     }
     this.rec = this.core.hello(this.connection, p.value);
+    if (this.emitFlight !== undefined) this.core.flightLinks.bind(this.rec.agentId, this.connection, this.emitFlight);
     return { ok: true, hubVersion: this.core.version, serverTime: this.core.now() };
   }
 

@@ -140,6 +140,8 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
         histories: core.history.size,
         historyBytes: core.history.bytes(),
         historyEvicted: core.history.evicted,
+        historyRefused: core.history.refused,
+        windowBytes: core.engine.windowBytes(),
         recording: core.recording,
       });
     }

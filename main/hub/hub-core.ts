@@ -4,11 +4,13 @@
 import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../shared/alerts/index.js";
 import { HistoryStore } from "../../shared/history/index.js";
 import {
+  globalViews,
   LIMITS,
   PROTOCOL_VERSION,
   semaphoreKey,
   type Alert,
   type EventsBatch,
+  type FlightRecord,
   type Hello,
   type HubState,
   type Register,
@@ -16,8 +18,10 @@ import {
   type SamplesBatch,
 } from "../../shared/protocol/index.js";
 import { performance } from "node:perf_hooks";
+import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
-import type { Recorder, RecordLine } from "./recorder.js";
+import { FlightLinks } from "./flight-links.js";
+import type { RecordLine, RecordSink } from "./recorder.js";
 import { SeqWindow } from "./seq-window.js";
 
 /** What the hub keeps per agent across its connections (a hello with a known agentId resumes it). */
@@ -45,8 +49,10 @@ export interface HubCoreOptions {
   version: string;
   thresholds: ThresholdsPatch;
   maxHistories: number;
+  /** Memory bound of the history store (HistoryStoreOptions.maxBytes); its default when absent. */
+  maxHistoryBytes?: number;
   forgetAfterMs: number;
-  recorder: Recorder | undefined;
+  recorder: RecordSink | undefined;
 }
 
 export type SamplesOutcome = { ok: true; duplicate: boolean } | { ok: false; error: string };
@@ -119,6 +125,7 @@ export class StoreJob {
         this.core.storeItems(rec, batch, items);
         this.next = end;
         this.core.applyEngine(this.core.engine.samples(rec.agentId, items === all ? batch : { ...batch, items }, this.now), rec);
+        if (this.core.evidence.watching) this.core.refreshEvidence(rec, batch.t, items);
       } while (this.next < all.length && units < maxUnits && performance.now() < deadline);
       this.units += units;
     } catch (err) {
@@ -139,6 +146,10 @@ export class HubCore {
   readonly engine: AlertEngine;
   readonly history: HistoryStore;
   readonly changes = new ChangeTracker();
+  /** Flight recorder rings and diagnoses on alerts (alert-evidence.ts). */
+  readonly evidence: AlertEvidence;
+  /** Agents' connections, for flight_request (flight-links.ts); empty in a replay. */
+  readonly flightLinks = new FlightLinks();
   readonly startedAt: number;
   readonly version: string;
   readonly now: () => number;
@@ -147,7 +158,7 @@ export class HubCore {
   readonly stats = { accepted: 0, duplicates: 0, rateLimited: 0, closedForSize: 0, handshakesRefused: 0, uiDropped: 0 };
   readonly totals = new Map<string, Float64Array>();
   private readonly agents = new Map<string, AgentRecord>();
-  private readonly recorder: Recorder | undefined;
+  private readonly recorder: RecordSink | undefined;
   private readonly forgetAfterMs: number;
   /** Samples batches being stored, by service (see StoreJob). */
   private readonly jobs = new Map<string, StoreJob>();
@@ -156,7 +167,8 @@ export class HubCore {
     this.now = opts.now;
     this.version = opts.version;
     this.engine = new AlertEngine({ thresholds: opts.thresholds });
-    this.history = new HistoryStore({ maxSemaphores: opts.maxHistories });
+    this.history = new HistoryStore({ maxSemaphores: opts.maxHistories, maxBytes: opts.maxHistoryBytes, now: opts.now });
+    this.evidence = new AlertEvidence(this.engine, this.history);
     this.recorder = opts.recorder;
     this.forgetAfterMs = opts.forgetAfterMs;
     this.startedAt = this.now();
@@ -299,6 +311,28 @@ export class HubCore {
     return { ok: true };
   }
 
+  /**
+   * An agent's flight recorder ring, already checked (schema, and by the session: an answer to a
+   * request of ours), attached to its alert. Replays call it for each recorded `flight` line.
+   */
+  flight(rec: AgentRecord, record: FlightRecord): { ok: true } | { ok: false; error: string } {
+    this.settle(rec.service);
+    const out = this.evidence.flight(rec.service, rec.instance, record);
+    if (!out.ok) return out;
+    this.stats.accepted++;
+    this.record({ r: this.now(), k: "flight", a: rec.agentId, p: record });
+    this.applied(out.changes, rec);
+    return { ok: true };
+  }
+
+  /** StoreJob's part while a diagnosed alert is active: its diagnosis follows the samples. */
+  refreshEvidence(rec: AgentRecord, t: number, items: readonly Sample[]): void {
+    for (const item of items) {
+      const more = this.evidence.afterSample(semaphoreKey(rec.service, rec.instance, item.id), t);
+      if (more.length > 0) this.changes.alert(more);
+    }
+  }
+
   /** A refused (or duplicate) message: it still proves the agent alive. */
   touch(rec: AgentRecord): void {
     this.settle(rec.service);
@@ -336,7 +370,8 @@ export class HubCore {
     }
   }
 
-  private forget(rec: AgentRecord, now: number): void {
+  /** Public for replay-session.ts, which forgets where the recording says the hub did. */
+  forget(rec: AgentRecord, now: number): void {
     this.record({ r: now, k: "forget", a: rec.agentId });
     this.applied(this.engine.forget(rec.agentId, now));
     for (const id of rec.ids) {
@@ -376,12 +411,15 @@ export class HubCore {
   }
 
   state(): HubState {
-    return {
-      hub: this.hubInfo(),
-      agents: this.engine.agents(),
-      semaphores: this.engine.semaphores(),
-      alerts: this.engine.activeAlerts(),
-    };
+    const agents = this.engine.agents();
+    const semaphores = this.engine.semaphores();
+    const live = new Set(agents.filter((a) => a.connected).map((a) => a.agentId));
+    const withT = semaphores.map((s) => ({ ...s, t: this.history.get(s.key)?.latestT() ?? null }));
+    const globals = globalViews(withT, (id) => live.has(id));
+    const state: HubState = { hub: this.hubInfo(), agents, semaphores, alerts: this.engine.activeAlerts() };
+    // An optional addition to /api/state: present only when there is a global semaphore to show.
+    if (globals.length > 0) state.globals = globals;
+    return state;
   }
 
   get agentCount(): number {
@@ -418,6 +456,20 @@ export class HubCore {
 
   private applied(changes: AlertChange[], rec?: AgentRecord): void {
     if (rec !== undefined) this.changes.agent(rec.agentId);
-    if (changes.length > 0) this.changes.alert(changes);
+    if (changes.length === 0) return;
+    this.changes.alert(changes);
+    const more = this.evidence.onChanges(changes);
+    if (more.length > 0) this.changes.alert(more);
+    if (rec !== undefined) this.requestFlights(changes, rec);
+  }
+
+  /** A per-semaphore alert raised by this agent's input: ask it for the semaphore's ring. */
+  private requestFlights(changes: readonly AlertChange[], rec: AgentRecord): void {
+    for (const c of changes) {
+      const a = c.alert;
+      if (c.kind !== "raised" || !FLIGHT_RULES.has(a.rule) || a.semaphore === undefined) continue;
+      if (a.service !== rec.service || a.instance !== rec.instance) continue;
+      this.flightLinks.request(rec.agentId, a.semaphore, a.id);
+    }
   }
 }

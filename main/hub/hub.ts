@@ -3,7 +3,7 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "socket.io";
-import type { AlertEngine } from "../../shared/alerts/index.js";
+import type { AlertEngine, AlertThresholds, ThresholdsPatch } from "../../shared/alerts/index.js";
 import type { HistoryStore } from "../../shared/history/index.js";
 import { LIMITS, type HubState } from "../../shared/protocol/index.js";
 import pkg from "../../package.json" with { type: "json" };
@@ -14,7 +14,8 @@ import { createHttpHandler } from "./http-api.js";
 import { HubCore } from "./hub-core.js";
 import { HubMetrics } from "./metrics.js";
 import { HubConfigError, isLoopback, resolveHubOptions, TICK_MS, urlHost, type HubOptions } from "./options.js";
-import { Recorder } from "./recorder.js";
+import { Recorder, type RecordSink } from "./recorder.js";
+import { GzipRecorder } from "./recording-writer.js";
 import { RequestGuard } from "./request-guard.js";
 import { StaticFiles } from "./static-files.js";
 import { UiNamespace } from "./ui-namespace.js";
@@ -31,6 +32,13 @@ export interface Hub {
   /** hub.rejected as /api/state reports it. */
   readonly rejected: number;
   state(): HubState;
+  /**
+   * Changes the alert rules' numbers as a person would from a dashboard: recorded (a replay
+   * applies it at the same point) and pushed to every dashboard in the next delta. Use this, not
+   * engine.setThresholds, which does neither. Throws TypeError/RangeError for a bad patch, and
+   * then changes nothing.
+   */
+  setThresholds(patch: ThresholdsPatch): AlertThresholds;
   /** Disconnects everyone, stops the HTTP server and closes the recording (every line already on disk). */
   close(): Promise<void>;
 }
@@ -56,10 +64,12 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
       throw new HubConfigError(`cannot serve ${o.staticDir}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  let recorder: Recorder | undefined;
+  let recorder: RecordSink | undefined = options.recordSink;
+  if (recorder !== undefined && o.record !== undefined) throw new HubConfigError("record and recordSink cannot both be given");
   if (o.record !== undefined) {
     try {
-      recorder = new Recorder(o.record, o.log);
+      // A name ending in .gz asks for the compact recording (recording-writer.ts).
+      recorder = o.record.endsWith(".gz") ? new GzipRecorder(o.record, o.log) : new Recorder(o.record, o.log);
     } catch (err) {
       throw new HubConfigError(`cannot record to ${o.record}: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -70,6 +80,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     version: HUB_VERSION,
     thresholds: o.thresholds,
     maxHistories: o.maxHistories,
+    maxHistoryBytes: o.maxHistoryBytes,
     forgetAfterMs: o.forgetAfterMs,
     recorder,
   });
@@ -100,7 +111,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     busy: (service) => core.busy(service),
     guard: (what, fallback, fn) => contained(what, o.log, fallback, fn),
   });
-  attachAgentNamespace(io, core, tokens, { rate: o.agentRate, budget: o.agentBudget }, scheduler, o.log);
+  attachAgentNamespace(io, core, tokens, { rate: o.agentRate, budget: o.agentBudget, addressBudget: o.agentAddressBudget }, scheduler, o.log);
   const ui = new UiNamespace(io, core, tokens, { ...o.ui, log: o.log });
   uiRef.current = ui;
 
@@ -132,6 +143,8 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
       scheduler.drain();
       scheduler.close();
       core.close();
+      // A compressed recording finishes writing after close() (its last flush).
+      await recorder?.closed;
     })());
 
   return {
@@ -144,6 +157,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
       return core.rejected;
     },
     state: () => core.state(),
+    setThresholds: (patch) => core.setThresholds(patch),
     close,
   };
 }

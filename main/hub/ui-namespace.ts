@@ -21,7 +21,8 @@ import type { AnyAck } from "./agent-session.js";
 import type { TokenCheck } from "./auth.js";
 import type { HubCore } from "./hub-core.js";
 import { TokenBucket } from "./rate-limit.js";
-import { fleetHistoryView, historyView, snapshot, uiSemaphores, type ViewResult } from "./views.js";
+import type { SemaphoreInfo } from "../../shared/protocol/index.js";
+import { fleetHistoryView, historyView, snapshot, uiFleet, uiSemaphore, type ViewResult } from "./views.js";
 
 type UiSocket = Socket<UiToHubEvents, HubToUiEvents>;
 type RequestName = keyof UiToHubEvents;
@@ -57,6 +58,8 @@ export class UiNamespace {
   private lastRejected = -1;
   /** Keys dashboards have been told about, to say which went away. */
   private known = new Set<string>();
+  /** The registration each key's config was last sent in a delta with (snapshots carry every config). */
+  private sentInfo = new Map<string, SemaphoreInfo>();
   /** Bytes already buffered right after a dashboard's snapshot: a big snapshot is not "behind". */
   private readonly allowance = new WeakMap<UiSocket, number>();
   private readonly timer: ReturnType<typeof setInterval>;
@@ -131,7 +134,7 @@ export class UiNamespace {
       }
       case "fleet:get": {
         const p = parsePayload(uiEmptyRequestSchema, payload);
-        return p.ok ? { ok: true, fleet: core.engine.fleet() } : this.refuse(p.error);
+        return p.ok ? { ok: true, fleet: uiFleet(core.engine.fleet()) } : this.refuse(p.error);
       }
       case "fleet:history": {
         const p = parsePayload(uiFleetHistoryRequestSchema, payload);
@@ -161,6 +164,17 @@ export class UiNamespace {
     }
   }
 
+  /** A fresh snapshot for every dashboard, as if each had just connected (a replay's cursor jumped). */
+  resync(): void {
+    this.core.changes.take();
+    const snap = snapshot(this.core, this.seq, this.opts.deltaIntervalMs);
+    this.known = new Set(snap.state.semaphores.map((s) => s.key));
+    for (const socket of this.nsp.sockets.values()) {
+      socket.emit("snapshot", snap);
+      this.allowance.set(socket, buffered(socket).bytes);
+    }
+  }
+
   /** One delta for every dashboard: what changed since the last one. Runs on the timer. */
   flush(): void {
     // Taken even with nobody listening, so the tracker never grows.
@@ -169,6 +183,7 @@ export class UiNamespace {
     for (const socket of this.nsp.sockets.values()) if (this.behind(socket)) this.drop(socket);
     if (this.nsp.sockets.size === 0) {
       this.known.clear();
+      this.sentInfo.clear();
       return;
     }
     const rejected = this.core.rejected;
@@ -181,18 +196,25 @@ export class UiNamespace {
     const core = this.core;
     const delta: UiDelta = { seq: ++this.seq, serverTime: core.now(), rejected };
     if (changes.keys.size > 0 || changes.structure) {
-      const all = uiSemaphores(core);
+      const all = core.engine.semaphores();
       const current = new Set(all.map((s) => s.key));
-      const changed = all.filter((s) => changes.keys.has(s.key));
+      // A config goes out once per registration: dashboards keep the one they have.
+      const configChanged = (key: string, info: SemaphoreInfo): boolean => {
+        if (this.sentInfo.get(key) === info) return false;
+        this.sentInfo.set(key, info);
+        return true;
+      };
+      const changed = all.filter((s) => changes.keys.has(s.key)).map((s) => uiSemaphore(core, s, configChanged));
       if (changed.length > 0) delta.semaphores = changed;
       const removed = [...this.known].filter((k) => !current.has(k));
       if (removed.length > 0) delta.removed = removed;
+      for (const k of removed) this.sentInfo.delete(k);
       this.known = current;
     }
     if (changes.agents.size > 0) delta.agents = core.engine.agents().filter((a) => changes.agents.has(a.agentId));
     if (changes.removedAgents.size > 0) delta.removedAgents = [...changes.removedAgents];
     if (changes.alerts.length > 0) delta.alerts = [...changes.alerts];
-    if (changes.keys.size > 0 || changes.structure || changes.agents.size > 0) delta.fleet = core.engine.fleet();
+    if (changes.keys.size > 0 || changes.structure || changes.agents.size > 0) delta.fleet = uiFleet(core.engine.fleet());
     if (changes.thresholds) delta.thresholds = core.engine.thresholds;
     this.nsp.emit("delta", delta);
   }

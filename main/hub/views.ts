@@ -1,7 +1,19 @@
 // Read-only views of the hub for dashboards and the HTTP API: history windows as plain arrays,
 // semaphores with their latest sample time, the bounded sparklines, the /ui snapshot.
 import { pickTier, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../shared/history/index.js";
-import { UI_LIMITS, type Sparkline, type UiSemaphore, type UiSnapshot, type UiWindow } from "../../shared/ui-protocol/index.js";
+import type { FleetEntry } from "../../shared/alerts/index.js";
+import type { Sample, SemaphoreInfo, SemaphoreState, Summary } from "../../shared/protocol/index.js";
+import {
+  UI_LIMITS,
+  type Sparkline,
+  type UiFleetEntry,
+  type UiSample,
+  type UiSemaphore,
+  type UiSemaphoreConfig,
+  type UiSnapshot,
+  type UiSummary,
+  type UiWindow,
+} from "../../shared/ui-protocol/index.js";
 import type { HubCore } from "./hub-core.js";
 
 /** Default span of a history request: the whole 1 s tier at the default interval. */
@@ -66,12 +78,50 @@ function intervalOf(core: HubCore, key: string): number {
   return w.length > 0 ? w.intervalMs[0] : 1000;
 }
 
-/** Every semaphore with the time of its latest sample. */
-export function uiSemaphores(core: HubCore, only?: ReadonlySet<string>): UiSemaphore[] {
+function uiSummary(s: Summary): UiSummary {
+  return { count: s.count, p50: s.p50, p90: s.p90, p99: s.p99, max: s.max };
+}
+
+/** A sample as dashboards get it: percentiles, no histograms (see UiSummary). */
+export function uiSample(s: Sample): UiSample {
+  return { ...s, waitMs: uiSummary(s.waitMs), holdMs: uiSummary(s.holdMs) };
+}
+
+export function uiFleet(fleet: readonly FleetEntry[]): UiFleetEntry[] {
+  return fleet.map((f) => ({ ...f, waitMs: uiSummary(f.waitMs), holdMs: uiSummary(f.holdMs) }));
+}
+
+export function uiConfig(info: SemaphoreInfo): UiSemaphoreConfig {
+  const c: UiSemaphoreConfig = {
+    kind: info.kind,
+    queue: info.queue,
+    maxWaiters: info.maxWaiters,
+    acquireTimeoutMs: info.acquireTimeoutMs,
+    leaseTimeoutMs: info.leaseTimeoutMs,
+    leakThresholdMs: info.leakThresholdMs,
+    scope: info.scope,
+  };
+  if (info.budget !== undefined) c.budget = info.budget;
+  return c;
+}
+
+/**
+ * One semaphore for dashboards: the time of its latest sample, its sample without histograms,
+ * and its config when `withConfig` says so for its registration (always, by default).
+ */
+export function uiSemaphore(core: HubCore, s: SemaphoreState, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore {
+  const out: UiSemaphore = { ...s, t: core.history.get(s.key)?.latestT() ?? null, last: s.last === null ? null : uiSample(s.last) };
+  const info = core.engine.semaphoreInfo(s.key);
+  if (info !== undefined && (withConfig === undefined || withConfig(s.key, info))) out.config = uiConfig(info);
+  return out;
+}
+
+/** Every semaphore (or those in `only`) as uiSemaphore makes it. */
+export function uiSemaphores(core: HubCore, only?: ReadonlySet<string>, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore[] {
   const out: UiSemaphore[] = [];
   for (const s of core.engine.semaphores()) {
     if (only !== undefined && !only.has(s.key)) continue;
-    out.push({ ...s, t: core.history.get(s.key)?.latestT() ?? null });
+    out.push(uiSemaphore(core, s, withConfig));
   }
   return out;
 }
@@ -106,7 +156,7 @@ export function snapshot(core: HubCore, deltaSeq: number, deltaIntervalMs: numbe
     deltaSeq,
     state: { hub: core.hubInfo(), agents: core.engine.agents(), semaphores: sems, alerts: core.engine.activeAlerts() },
     alertLog: core.engine.allAlerts(),
-    fleet: core.engine.fleet(),
+    fleet: uiFleet(core.engine.fleet()),
     thresholds: core.engine.thresholds,
     sparklines: sparklines(core, sems),
     limits: { deltaIntervalMs, sparklinePoints: UI_LIMITS.sparklinePoints },

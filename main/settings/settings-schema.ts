@@ -31,6 +31,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   activeRemoteId: null,
   thresholds: {},
   notifications: Object.freeze({ enabled: true, minSeverity: "critical", mutedRules: [], silent: false }),
+  runDemo: true,
+  recording: Object.freeze({ enabled: true, capBytes: 1024 * 1024 * 1024 }),
 }) as Readonly<Settings>;
 
 /** A fresh, mutable copy of the defaults. */
@@ -110,6 +112,18 @@ export const settingsSchema = z
       mutedRules: z.array(z.enum(ALERT_RULES, { error: `must be one of ${ALERT_RULES.join(", ")}` }), { error: "must be an array" }),
       silent: z.boolean({ error: "must be true or false" }),
     }),
+    // Absent from files written before the setting existed: those users get the demo as a new one does.
+    runDemo: z.boolean({ error: "must be true or false" }).default(true),
+    recording: z
+      .strictObject({
+        enabled: z.boolean({ error: "must be true or false" }),
+        capBytes: z
+          .number({ error: "must be a number" })
+          .int({ error: "must be an integer" })
+          .min(16 * 1024 * 1024, { error: "must be at least 16 MiB (16777216)" })
+          .max(2 ** 50, { error: "is too large" }),
+      })
+      .default({ enabled: true, capBytes: 1024 * 1024 * 1024 }),
   })
   .superRefine((s, ctx) => {
     const seen = new Set<string>();

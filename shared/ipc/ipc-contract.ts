@@ -43,6 +43,22 @@ export interface Settings {
   /** Alert thresholds changed from the protocol's defaults (applied at start and on save). */
   thresholds: ThresholdsPatch;
   notifications: NotificationPrefs;
+  /**
+   * "Run the demo service": the built-in demo services stream to the local hub while it runs
+   * (not to a remote hub). On for a first launch, so a new user sees every rule at work.
+   */
+  runDemo: boolean;
+  /**
+   * The local hub records by default into a rolling set of compact files in the user data folder
+   * (`recordings/`), the oldest deleted first once they hold more than capBytes.
+   */
+  recording: RecordingPrefs;
+}
+
+export interface RecordingPrefs {
+  enabled: boolean;
+  /** At least 16 MiB. */
+  capBytes: number;
 }
 
 /** `settings:get`: the settings in force, and what went wrong loading them, if anything. */

@@ -3,7 +3,7 @@
 // can import it; the hub validates every request with ./schemas.ts.
 import type { AlertChange, AlertThresholds, FleetEntry, ThresholdsPatch } from "../alerts/index.js";
 import type { Tier, WindowColumn } from "../history/index.js";
-import type { Alert, AgentState, HubState, SemaphoreState } from "../protocol/types.js";
+import type { Alert, AgentState, HubState, Sample, SemaphoreInfo, SemaphoreState, Summary } from "../protocol/types.js";
 
 /** Bounds and rates of `/ui` (tunables the hub may lower in tests, never raise past these). */
 export const UI_LIMITS = {
@@ -23,11 +23,37 @@ export const UI_LIMITS = {
   maxColumns: 32,
 } as const;
 
+/**
+ * A latency summary without its histogram. The histograms were over a third of every delta and
+ * parsing them was a dashboard's largest cost per update; it shows percentiles only, and the
+ * hub merges histograms itself wherever a fleet percentile is wanted (UiFleetEntry).
+ */
+export type UiSummary = Omit<Summary, "hist">;
+
+/** A wire Sample with summaries instead of histograms. */
+export type UiSample = Omit<Sample, "waitMs" | "holdMs"> & { waitMs: UiSummary; holdMs: UiSummary };
+
+/** What the agent registered for a semaphore, beyond its name and cap. */
+export type UiSemaphoreConfig = Pick<
+  SemaphoreInfo,
+  "kind" | "queue" | "maxWaiters" | "acquireTimeoutMs" | "leaseTimeoutMs" | "leakThresholdMs" | "scope" | "budget"
+>;
+
 /** A semaphore as a dashboard sees it: /api/state's entry plus the latest sample's time. */
-export interface UiSemaphore extends SemaphoreState {
+export interface UiSemaphore extends Omit<SemaphoreState, "last"> {
   /** `t` of `last` (sample time, agent clock), null before the first sample. */
   t: number | null;
+  last: UiSample | null;
+  /**
+   * Its registration. In a snapshot: on every registered semaphore. In a delta: only when it is
+   * new or changed (a register), so a delta entry without it keeps the config the dashboard has.
+   * Never present for a semaphore seen in samples but not registered.
+   */
+  config?: UiSemaphoreConfig;
 }
+
+/** A fleet entry with merged percentiles (UiSummary) rather than merged histograms. */
+export type UiFleetEntry = Omit<FleetEntry, "waitMs" | "holdMs"> & { readonly waitMs: UiSummary; readonly holdMs: UiSummary };
 
 /** The overview sparkline of one semaphore: the last few 1 s points, oldest first. */
 export interface Sparkline {
@@ -45,7 +71,7 @@ export interface UiSnapshot {
   state: Omit<HubState, "semaphores"> & { semaphores: UiSemaphore[] };
   /** Active and retained resolved alerts, newest raisedAt first (state.alerts has the active ones). */
   alertLog: Alert[];
-  fleet: FleetEntry[];
+  fleet: UiFleetEntry[];
   thresholds: AlertThresholds;
   /** Keyed by semaphore key; bounded by UI_LIMITS.maxSparklines × UI_LIMITS.sparklinePoints. */
   sparklines: Record<string, Sparkline>;
@@ -73,7 +99,7 @@ export interface UiDelta {
   /** Alert changes in the order they happened (one per alert id: its latest). */
   alerts?: AlertChange[];
   /** The whole fleet list, when any semaphore or agent changed. */
-  fleet?: FleetEntry[];
+  fleet?: UiFleetEntry[];
   /** The thresholds, when they changed. */
   thresholds?: AlertThresholds;
 }
@@ -112,7 +138,7 @@ export type UiAckFn<T extends object = object> = (ack: UiAck<T>) => void;
 export interface UiToHubEvents {
   "snapshot:get": (req: Record<string, never>, ack: UiAckFn<{ snapshot: UiSnapshot }>) => void;
   "history:get": (req: UiHistoryRequest, ack: UiAckFn<{ key: string; window: UiWindow }>) => void;
-  "fleet:get": (req: Record<string, never>, ack: UiAckFn<{ fleet: FleetEntry[] }>) => void;
+  "fleet:get": (req: Record<string, never>, ack: UiAckFn<{ fleet: UiFleetEntry[] }>) => void;
   "fleet:history": (req: UiFleetHistoryRequest, ack: UiAckFn<{ key: string; window: UiWindow }>) => void;
   "alerts:get": (req: Record<string, never>, ack: UiAckFn<{ alerts: Alert[] }>) => void;
   "alert:ack": (req: { id: string }, ack: UiAckFn<{ alert: Alert }>) => void;

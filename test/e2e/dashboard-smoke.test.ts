@@ -305,6 +305,15 @@ describe("dashboard (vite build, web-mode hub, Chromium)", () => {
     expect(decodeURIComponent(new URL(page.url()).hash)).toBe("#/s/inventory/inv-1/http");
     // The leak alert's evidence brings the acquisition stack of a suspected holder.
     expect(await page.getByTestId("leak-stack").first().textContent()).toContain("reserveStock");
+    // Its configuration, as the agent registered it (carried by the hub's /ui entries).
+    const config = page.getByTestId("config");
+    expect(await config.getByTestId("config-queue").textContent()).toBe("fifo");
+    expect(await config.getByTestId("config-max-waiters").textContent()).toBe("unbounded");
+    expect(await config.getByTestId("config-acquire-timeout").textContent()).toBe("2 s");
+    expect(await config.getByTestId("config-lease-timeout").textContent()).toBe("none");
+    expect(await config.getByTestId("config-leak-threshold").textContent()).toBe("30 s");
+    expect(await config.getByTestId("config-scope").textContent()).toBe("per process");
+    expect(await config.textContent()).toContain("generic-pool");
     await page.keyboard.press("Escape");
     await page.getByTestId("overview").waitFor();
 
@@ -316,6 +325,7 @@ describe("dashboard (vite build, web-mode hub, Chromium)", () => {
     // History loaded into the charts: the legend reads the latest point.
     await expect.poll(() => page.locator('[data-chart="permits"] .u-series').nth(1).locator(".u-value").textContent(), POLL).not.toBe("—");
     await expect.poll(() => page.getByTestId("littles").textContent(), POLL).toMatch(/downstream|too tight|Saturated/i);
+    expect(await page.getByTestId("config-budget").textContent()).toBe("none declared");
     await page.waitForTimeout(1500);
     await page.screenshot({ path: join(DOCS, "detail.png") });
 

@@ -2,12 +2,16 @@
 // an executable `electron` and an empty resources/: the real binary cannot be had here), then the
 // app.asar's file list. Downloads are made impossible (dead mirrors and proxies): a build that
 // tries one fails. The stub has no fuse sentinel, so electronFuses is switched off for it only.
-import { execFileSync, spawnSync } from "node:child_process";
+// The beforePack hook bundles the demo (build/bundle-demo.mjs); the packaged demo is then run
+// from the package's own files against a real hub.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { extractFile, statFile } from "@electron/asar";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { DemoService, findDemo, type ForkDemo } from "../../main/app/demo-service.js";
+import { createHub } from "../../main/hub/index.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const BIN = join(ROOT, "node_modules", ".bin");
@@ -112,6 +116,44 @@ describe("electron-builder --linux dir (stub Electron)", () => {
   it.skipIf(HAS_RENDERER)("holds a renderer index.html (renderer/dist is not built yet: a placeholder stands in; unpacking is checked once it exists)", () => {
     expect(has("/renderer/dist/index.html")).toBe(true);
   });
+
+  it("holds the built-in demo (one bundled service and its fleet), unpacked beside the asar", () => {
+    for (const f of ["service.mjs", "fleet.json"]) {
+      expect(has(`/dist/demo/${f}`), f).toBe(true);
+      expect((statFile(asarPath, `dist/demo/${f}`) as { unpacked?: boolean }).unpacked, f).toBe(true);
+    }
+    const found = findDemo(join(tmp, "out", "linux-unpacked", "resources", "app.asar.unpacked"));
+    if ("missing" in found) throw new Error(found.missing);
+    expect(found.fleet.map((s) => s.instance)).toEqual(["checkout-1", "inventory-1", "search-1", "search-2", "search-3", "search-4"]);
+  });
+
+  it("runs the packaged demo as the app does: every service reaches the hub from the package's own files, and stops", async () => {
+    const found = findDemo(join(tmp, "out", "linux-unpacked", "resources", "app.asar.unpacked"));
+    if ("missing" in found) throw new Error(found.missing);
+    const hub = await createHub({ port: 0, token: "pack-t0k", log: () => undefined });
+    // Node stands in for Electron's utility process; the bundle must need nothing outside itself.
+    const fork: ForkDemo = (script, args, env) => {
+      const p = spawn(process.execPath, [script, ...args], { cwd: tmp, env: { ...process.env, NODE_PATH: "", ...env }, stdio: "ignore" });
+      let code: number | null | undefined;
+      const waiting: ((c: number | null) => void)[] = [];
+      p.once("exit", (c) => {
+        code = c;
+        for (const fn of waiting.splice(0)) fn(c);
+      });
+      return { pid: p.pid, kill: () => void p.kill("SIGTERM"), onExit: (fn) => (code !== undefined ? fn(code) : waiting.push(fn)) };
+    };
+    const demo = new DemoService({ ...found, fork, log: () => undefined });
+    try {
+      await demo.start(hub.url, "pack-t0k");
+      const connected = () => hub.state().agents.filter((a) => a.connected).length;
+      await vi.waitFor(() => expect(connected()).toBe(found.fleet.length), { timeout: 30_000, interval: 200 });
+      await demo.stop();
+      await vi.waitFor(() => expect(connected()).toBe(0), { timeout: 10_000 });
+    } finally {
+      await demo.stop();
+      await hub.close();
+    }
+  }, 60_000);
 
   it("holds the runtime dependencies main imports, with theirs", () => {
     for (const dep of ["socket.io", "zod", "prom-client", "engine.io", "ws", "socket.io-adapter", "socket.io-parser"]) {

@@ -119,6 +119,18 @@ describe("FleetStore", () => {
     expect(s.sparks.has("checkout/web-2/db")).toBe(false);
   });
 
+  it("keeps a semaphore's config across deltas that do not repeat it, and takes a new one", () => {
+    const config = { kind: "pg-pool", queue: "fifo", maxWaiters: 50, acquireTimeoutMs: 2000, leaseTimeoutMs: null, leakThresholdMs: 30_000, scope: "process" } as const;
+    const s = new FleetStore();
+    s.applySnapshot(snapshot({ state: { ...snapshot().state, semaphores: [sem("checkout", "web-1", "db", { inUse: 4, t: T, config })] } }));
+    expect(s.semaphore("checkout/web-1/db")?.config).toEqual(config);
+    s.applyDelta({ seq: 8, serverTime: T + 1000, rejected: 0, semaphores: [sem("checkout", "web-1", "db", { inUse: 5, t: T + 1000 })] });
+    expect(s.semaphore("checkout/web-1/db")).toMatchObject({ inUse: 5, config });
+    const changed = { ...config, queue: "lifo", acquireTimeoutMs: null } as const;
+    s.applyDelta({ seq: 9, serverTime: T + 2000, rejected: 0, semaphores: [sem("checkout", "web-1", "db", { inUse: 6, t: T + 2000, config: changed })] });
+    expect(s.semaphore("checkout/web-1/db")?.config).toEqual(changed);
+  });
+
   it("marks a disconnected agent's semaphores stale", () => {
     const s = new FleetStore();
     s.applySnapshot(snapshot());

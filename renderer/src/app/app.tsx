@@ -8,6 +8,7 @@ import { getBridge } from "../data/bridge.js";
 import { alertTarget } from "../logic/alert-target.js";
 import { HOME, type Route } from "../logic/route.js";
 import { FleetView } from "../overview/fleet-view.js";
+import { ReplayBar, ReplayProvider, useReplayEpoch } from "../replay/replay-bar.js";
 import { focusFilter, OverviewView } from "../overview/overview-view.js";
 import { ConnectionBanner, ConnectionPill } from "./connection-banner.js";
 import { useApp, useChannel, useMutesVersion } from "./context.js";
@@ -74,6 +75,8 @@ function Body({ route }: { route: Route }) {
   // "structure", not "semaphores": whether there is anything to show changes rarely, and this
   // component re-rendering per delta would re-render the whole view under it.
   useChannel("structure");
+  // A replay's cursor jumped: detail views load their history again, at the new moment.
+  const replayEpoch = useReplayEpoch();
   const phase = store.connection.phase;
   if (phase === "unauthorized") return <TokenForm />;
   if (!store.hasSnapshot) {
@@ -90,9 +93,9 @@ function Body({ route }: { route: Route }) {
     case "overview":
       return route.mode === "fleet" ? <FleetView /> : <OverviewView initialQuery={route.q} />;
     case "semaphore":
-      return <DetailView key={`s:${route.key}`} target={{ kind: "semaphore", key: route.key }} window={route.window} at={route.at} />;
+      return <DetailView key={`s:${route.key}:${replayEpoch}`} target={{ kind: "semaphore", key: route.key }} window={route.window} at={route.at} />;
     case "fleet":
-      return <DetailView key={`f:${route.service}/${route.name}`} target={{ kind: "fleet", service: route.service, name: route.name }} window={route.window} at={route.at} />;
+      return <DetailView key={`f:${route.service}/${route.name}:${replayEpoch}`} target={{ kind: "fleet", service: route.service, name: route.name }} window={route.window} at={route.at} />;
     case "alerts":
       return <AlertsView tab={route.tab} selectedId={route.id} />;
   }
@@ -143,12 +146,15 @@ export function App() {
   }, [app]);
 
   return (
-    <div className="app">
-      <Header route={route} />
-      <ConnectionBanner />
-      <main className="main">
-        <Body route={route} />
-      </main>
-    </div>
+    <ReplayProvider>
+      <div className="app">
+        <Header route={route} />
+        <ConnectionBanner />
+        <ReplayBar />
+        <main className="main">
+          <Body route={route} />
+        </main>
+      </div>
+    </ReplayProvider>
   );
 }

@@ -2,6 +2,7 @@
 // away (the numbers on screen are then as of the last update, and say so).
 import { useApp, useChannel } from "./context.js";
 import { fmtClock } from "../logic/format.js";
+import { useIsReplay } from "../replay/replay-bar.js";
 
 export function ConnectionBanner() {
   const { store } = useApp();
@@ -43,7 +44,9 @@ export function ConnectionPill() {
   const { store } = useApp();
   useChannel("connection");
   const phase = store.connection.phase;
-  const label = phase === "live" ? "Live" : phase === "unauthorized" ? "Token needed" : phase === "refused" ? "Refused" : phase === "connecting" ? "Connecting" : "Reconnecting";
+  // Connected to a replay hub: "Live" would be the wrong word.
+  const replay = useIsReplay();
+  const label = phase === "live" ? (replay ? "Replay" : "Live") : phase === "unauthorized" ? "Token needed" : phase === "refused" ? "Refused" : phase === "connecting" ? "Connecting" : "Reconnecting";
   return (
     <span className={`pill conn-${phase}`} data-testid="connection-state">
       <span className="dot" />

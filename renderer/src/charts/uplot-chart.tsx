@@ -165,6 +165,53 @@ function makeOptions(spec: ChartSpec, feed: ChartFeed, width: number, state: { r
   };
 }
 
+/**
+ * Draws each spec once, offscreen, on a few synthetic points, and throws the charts away. The
+ * first detail view otherwise runs uPlot and our options, axes and draw hooks cold (parsed and
+ * compiled as they go): tens of milliseconds on the very open a user waits for. Call it when
+ * the page is idle; each chart is its own task, so none of them is long.
+ */
+export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) => void): void {
+  const host = document.createElement("div");
+  host.setAttribute("aria-hidden", "true");
+  host.style.cssText = "position:fixed;left:-10000px;top:0;width:640px;visibility:hidden;pointer-events:none";
+  const n = 120;
+  const t0 = Date.now() - n * 1000;
+  const t = Array.from({ length: n }, (_, i) => t0 + i * 1000);
+  const column = (k: number) => Array.from({ length: n }, (_, i) => 5 + 4 * Math.sin(i / (7 + k)));
+  const feed: ChartFeed = {
+    subscribe: () => () => undefined,
+    version: () => 0,
+    ready: () => true,
+    data: (columns) => [t, ...columns.map((_, k) => column(k))] as unknown as uPlot.AlignedData,
+    xRange: () => [t[0], t[n - 1]],
+    markers: () => [{ t: t[n >> 1], label: "warm" }],
+    levels: () => [],
+  };
+  const queue = [...specs];
+  const next = (): void => {
+    const spec = queue.shift();
+    if (spec === undefined) {
+      host.remove();
+      return;
+    }
+    try {
+      if (host.parentNode === null) document.body.appendChild(host);
+      const plot = new uPlot(makeOptions(spec, feed, 640, { ready: true }), feed.data(spec.series.map((s) => s.column)), host);
+      // A live update's path too: setData and a legend readout.
+      plot.setData(feed.data(spec.series.map((s) => s.column)));
+      showLatest(plot);
+      plot.destroy();
+    } catch (err) {
+      // Only ever a head start: a failure here must not be the user's problem.
+      console.warn("semscope: chart warm-up failed", err);
+      queue.length = 0;
+    }
+    idle(next);
+  };
+  idle(next);
+}
+
 export interface UplotChartProps {
   spec: ChartSpec;
   feed: ChartFeed;
@@ -185,12 +232,15 @@ export function UplotChart({ spec, feed, themeKey, onReady }: UplotChartProps) {
     const state = { ready: false };
     let plot: uPlot | null = null;
     let drawn = -1;
-    // Read here, once: no chart writes to the DOM in an effect (they are created later, with
-    // their data), so four charts' reads cost one layout. Later sizes come from the observer.
-    let width = Math.max(200, el.clientWidth);
+    // Unknown until the chart is created (or the observer reports): reading clientWidth here, in
+    // the mount's effect, forced a layout of the whole new page before anything was drawn (the
+    // largest single cost of opening a detail view). At creation, one chart per frame, the
+    // frame's own layout has usually run and the read is free.
+    let width = -1;
     // Created with its first data, so the first draw is the real one (an empty chart drawn and
     // then redrawn costs two passes over axes and fonts).
     const create = (): void => {
+      if (width < 0) width = Math.max(200, el.clientWidth);
       drawn = feed.version();
       const p = new uPlot(makeOptions(spec, feed, width, state), feed.data(columns), el);
       plot = p;
@@ -206,7 +256,7 @@ export function UplotChart({ spec, feed, themeKey, onReady }: UplotChartProps) {
         else scheduleFrame(draw);
         return;
       }
-      if (plot.width !== width) plot.setSize({ width, height: spec.height });
+      if (width > 0 && plot.width !== width) plot.setSize({ width, height: spec.height });
       const v = feed.version();
       if (v === drawn) return;
       drawn = v;

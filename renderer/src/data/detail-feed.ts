@@ -191,7 +191,16 @@ export class DetailFeed implements ChartFeed {
       performance.mark("semscope:history-answer");
       if (seq !== this.loadSeq) return;
       this.buffer.load(win, range.tier === "1s" ? 1000 : 60_000);
-      this.setStatus({ loading: false, range });
+      // The charts (ready() reads the status) are drawn first, in this task; React re-renders
+      // the view around them ("loading" gone) in the next, so the first chart paints without
+      // waiting for every panel's render.
+      this.status = { ...this.status, loading: false, range };
+      this.touch();
+      setTimeout(() => {
+        if (seq === this.loadSeq) this.setStatus({});
+      }, 0);
+      if (this.status.pin === null && (this.target.kind === "fleet" || range.tier === "1m")) this.startPolling(range.tier);
+      return;
     } catch (err) {
       if (seq !== this.loadSeq) return;
       // No history yet (a semaphore that has not sampled) is an empty chart, not an error.

@@ -3,9 +3,9 @@
 // a sample delta does not re-render the alerts list and an alert does not re-sort 500 rows.
 // Charts do not go through React at all: they listen per semaphore (onSemaphore) and draw in
 // the next animation frame.
-import type { AlertThresholds, FleetEntry } from "../../../shared/alerts/index.js";
+import type { AlertThresholds } from "../../../shared/alerts/index.js";
 import type { Alert, AgentState } from "../../../shared/protocol/types.js";
-import type { UiDelta, UiSemaphore, UiSnapshot } from "../../../shared/ui-protocol/types.js";
+import type { UiDelta, UiFleetEntry, UiSemaphore, UiSnapshot } from "../../../shared/ui-protocol/types.js";
 import { compareAlerts } from "../logic/alert-target.js";
 import { toItem, type SemaphoreItem } from "../logic/overview-item.js";
 import { SparkRing } from "./sparkline-ring.js";
@@ -38,7 +38,7 @@ export class FleetStore {
   private readonly items = new Map<string, SemaphoreItem>();
   readonly agents = new Map<string, AgentState>();
   private readonly alertMap = new Map<string, Alert>();
-  fleet: FleetEntry[] = [];
+  fleet: UiFleetEntry[] = [];
   thresholds: AlertThresholds | null = null;
   hub: { version: string; startedAt: number } | null = null;
   rejected = 0;
@@ -124,7 +124,7 @@ export class FleetStore {
     return this.alertMap.get(id);
   }
 
-  fleetEntry(service: string, name: string): FleetEntry | undefined {
+  fleetEntry(service: string, name: string): UiFleetEntry | undefined {
     return this.fleet.find((f) => f.service === service && f.name === name);
   }
 
@@ -204,6 +204,11 @@ export class FleetStore {
     }
     if (d.semaphores !== undefined) {
       for (const s of d.semaphores) {
+        // A delta sends a config only when it changed: keep the one we have.
+        if (s.config === undefined) {
+          const config = this.sems.get(s.key)?.config;
+          if (config !== undefined) s.config = config;
+        }
         const before = this.items.get(s.key);
         const item = toItem(s, this.agentConnected(s.agentId));
         if (before === undefined || before.status !== item.status) changed.push("structure");

@@ -2,7 +2,7 @@
 // load or a pause; its data changes every second but panels that read it (the Little's-law
 // readout) re-render at most once per `ms`.
 import { useEffect, useState, useSyncExternalStore } from "react";
-import type { FleetEntry } from "../../../shared/alerts/fleet.js";
+import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import type { UiSemaphore } from "../../../shared/ui-protocol/types.js";
 import { useApp, useChannel } from "../app/context.js";
 import type { DetailFeed, FeedStatus } from "../data/detail-feed.js";
@@ -43,7 +43,7 @@ export function useSemaphore(key: string): UiSemaphore | undefined {
   );
 }
 
-export function useFleetEntry(service: string, name: string): FleetEntry | undefined {
+export function useFleetEntry(service: string, name: string): UiFleetEntry | undefined {
   const { store } = useApp();
   return useSyncExternalStore(
     (fn) => store.subscribe("fleet", fn),

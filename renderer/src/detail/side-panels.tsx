@@ -1,9 +1,8 @@
 // The detail view's panels beside the charts: who holds permits (and, for a suspected leak,
 // where each was acquired), the semaphore's configuration, and its alerts.
 import { useMemo, useState } from "react";
-import type { FleetEntry } from "../../../shared/alerts/fleet.js";
-import type { Alert, SemaphoreInfo } from "../../../shared/protocol/types.js";
-import type { UiSemaphore } from "../../../shared/ui-protocol/types.js";
+import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
+import type { Alert } from "../../../shared/protocol/types.js";
 import { useApp, useChannel } from "../app/context.js";
 import { StatusBadge } from "../app/widgets.js";
 import { RULE_LABEL } from "../logic/alert-target.js";
@@ -70,20 +69,15 @@ export function HoldersPanel({ semKey, alerts }: { semKey: string; alerts: reado
   );
 }
 
-/** Registration fields a newer hub may add to a semaphore's state; shown when present. */
-function infoOf(sem: UiSemaphore | undefined): Partial<SemaphoreInfo> | null {
-  const info = (sem as unknown as { info?: unknown } | undefined)?.info;
-  return typeof info === "object" && info !== null ? (info as Partial<SemaphoreInfo>) : null;
-}
-
 const ms = (v: number | null | undefined): string => (v === null || v === undefined ? "none" : fmtDuration(v));
 
-export function ConfigPanel({ semKey, fleet }: { semKey: string; fleet: FleetEntry | undefined }) {
+export function ConfigPanel({ semKey, fleet }: { semKey: string; fleet: UiFleetEntry | undefined }) {
   const { store } = useApp();
   const sem = useSemaphore(semKey);
   useChannel("agents");
   const agent = sem === undefined ? undefined : store.agents.get(sem.agentId);
-  const info = infoOf(sem);
+  // Absent for a semaphore its agent never registered (seen in samples only).
+  const config = sem?.config;
   return (
     <div className="card panel" data-testid="config">
       <div className="card-head">
@@ -100,18 +94,27 @@ export function ConfigPanel({ semKey, fleet }: { semKey: string; fleet: FleetEnt
           <dd className="mono">{sem.kind}</dd>
           <dt>Permits (N)</dt>
           <dd className="mono">{fmtCount(sem.cap)}</dd>
-          {info !== null && (
+          {config !== undefined ? (
             <>
               <dt>Queue</dt>
-              <dd className="mono">{info.queue ?? "—"}</dd>
+              <dd className="mono" data-testid="config-queue">{config.queue}</dd>
               <dt>Max waiters</dt>
-              <dd className="mono">{info.maxWaiters ?? "unbounded"}</dd>
+              <dd className="mono" data-testid="config-max-waiters">{config.maxWaiters ?? "unbounded"}</dd>
               <dt>Acquire timeout</dt>
-              <dd className="mono">{ms(info.acquireTimeoutMs)}</dd>
+              <dd className="mono" data-testid="config-acquire-timeout">{ms(config.acquireTimeoutMs)}</dd>
               <dt>Lease timeout</dt>
-              <dd className="mono">{ms(info.leaseTimeoutMs)}</dd>
+              <dd className="mono" data-testid="config-lease-timeout">{ms(config.leaseTimeoutMs)}</dd>
               <dt>Leak threshold</dt>
-              <dd className="mono">{ms(info.leakThresholdMs)}</dd>
+              <dd className="mono" data-testid="config-leak-threshold">{ms(config.leakThresholdMs)}</dd>
+              <dt>Scope</dt>
+              <dd className="mono" data-testid="config-scope">{config.scope === "global" ? "global (one N for all replicas)" : "per process"}</dd>
+              <dt>Fleet budget</dt>
+              <dd className="mono" data-testid="config-budget">{config.budget === undefined ? "none declared" : fmtCount(config.budget)}</dd>
+            </>
+          ) : (
+            <>
+              <dt>Registration</dt>
+              <dd className="muted small">not registered by its agent (seen in samples only)</dd>
             </>
           )}
           <dt>Service / instance</dt>

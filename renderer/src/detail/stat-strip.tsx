@@ -1,7 +1,7 @@
 // The numbers now, above the charts: the latest sample (a semaphore) or the fleet's sums and
 // merged percentiles. Re-rendered per delta; a handful of text nodes.
 import { useRef } from "react";
-import type { FleetEntry } from "../../../shared/alerts/fleet.js";
+import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import { UtilBar } from "../app/widgets.js";
 import { fmtCount, fmtDuration, fmtRate } from "../logic/format.js";
 import { useSemaphore } from "./detail-hooks.js";
@@ -28,7 +28,7 @@ function useSampleSeconds(t: number | null | undefined): number {
   return seen.current.sec;
 }
 
-export function StatStrip({ semKey, fleet }: { semKey: string; fleet: FleetEntry | undefined }) {
+export function StatStrip({ semKey, fleet }: { semKey: string; fleet: UiFleetEntry | undefined }) {
   const sem = useSemaphore(semKey);
   const sec = useSampleSeconds(sem?.t);
   if (sem !== undefined) {

@@ -2,13 +2,13 @@
 // sums in-use and caps (against the budget) and merges the histograms for a real fleet p99
 // (shared/alerts/fleet.ts); this adds what the rows need on top: the worst replica status, how
 // many replicas are in trouble, and the sort and filter fields the instance list has.
-import type { FleetEntry } from "../../../shared/alerts/fleet.js";
+import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import type { SemaphoreItem } from "./overview-item.js";
 import { compareItems, type SortSpec } from "./sorting.js";
 import { utilization, worstStatus, type DisplayStatus } from "./status.js";
 
 export interface FleetRow extends SemaphoreItem {
-  entry: FleetEntry;
+  entry: UiFleetEntry;
   replicas: number;
   /** Replicas not ok. */
   troubled: number;
@@ -16,7 +16,7 @@ export interface FleetRow extends SemaphoreItem {
   budgetUtil: number;
 }
 
-export function fleetRows(fleet: readonly FleetEntry[], items: readonly SemaphoreItem[]): FleetRow[] {
+export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly SemaphoreItem[]): FleetRow[] {
   const members = new Map<string, SemaphoreItem[]>();
   for (const it of items) {
     const k = `${it.service}/${it.name}`;

@@ -1,7 +1,7 @@
 // A live sample (from a delta's `last`) as one row of the history columns, so live points and
 // history:get points line up in one buffer: the same names, counts turned into per-second rates
 // over the sample's interval exactly as the hub's 1 s tier does.
-import type { Sample } from "../../../shared/protocol/types.js";
+import type { UiSample } from "../../../shared/ui-protocol/types.js";
 
 export const DETAIL_COLUMNS = [
   "intervalMs",
@@ -27,7 +27,7 @@ export const DETAIL_COLUMNS = [
 
 export type DetailColumn = (typeof DETAIL_COLUMNS)[number];
 
-export function sampleRow(s: Sample, intervalMs: number): Record<DetailColumn, number> {
+export function sampleRow(s: UiSample, intervalMs: number): Record<DetailColumn, number> {
   const sec = Math.max(intervalMs, 1) / 1000;
   return {
     intervalMs,

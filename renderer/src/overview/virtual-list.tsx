@@ -22,14 +22,17 @@ export interface VirtualListProps<R> {
 export function VirtualList<R>({ rows, rowHeight, selected, renderRow, initialScrollTop = 0, onScrollTop, label }: VirtualListProps<R>) {
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(initialScrollTop);
-  const [viewport, setViewport] = useState(600);
+  // The window's height bounds the list's: enough rows for the first paint without measuring.
+  const [viewport, setViewport] = useState(() => window.innerHeight);
   const frame = useRef(0);
 
   useLayoutEffect(() => {
     const el = ref.current;
     if (el === null) return;
-    el.scrollTop = initialScrollTop;
-    setViewport(el.clientHeight);
+    // Each of these forces a layout of the page just mounted (they were most of a return to the
+    // overview): scroll only when there is somewhere to go, and take the height from the
+    // observer, whose first report comes after the frame's own layout.
+    if (initialScrollTop > 0) el.scrollTop = initialScrollTop;
     const ro = new ResizeObserver(() => setViewport(el.clientHeight));
     ro.observe(el);
     return () => ro.disconnect();

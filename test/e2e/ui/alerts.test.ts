@@ -15,6 +15,8 @@ describe("alerts in the browser (web mode, real agents)", () => {
   let page: Page;
   let removeBuild: (() => void) | undefined;
   const agents: ChildAgent[] = [];
+  /** Responses with an error status the page got. */
+  const failed: string[] = [];
   /** When the leaking agent said it was connected (it takes the leaked permit at start). */
   let leakReadyAt = 0;
 
@@ -28,6 +30,10 @@ describe("alerts in the browser (web mode, real agents)", () => {
     await Promise.all([leak.waitFor("ready").then(() => (leakReadyAt = Date.now())), victim.waitFor("ready")]);
     browser = await launchBrowser();
     page = browser.page;
+    // A console "Failed to load resource" does not say which: keep the URLs for the final check.
+    page.on("response", (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    });
     await page.goto(hub.url);
     await page.getByTestId("overview").waitFor();
   }, 60_000);
@@ -95,6 +101,6 @@ describe("alerts in the browser (web mode, real agents)", () => {
     await openAlerts();
     const down = page.locator(".alert-item", { hasText: "Agent down" }).filter({ hasText: "billing" });
     await until("the agent_down alert", () => down.count(), (n) => n === 1, 10_000);
-    expect(browser.errors).toEqual([]);
+    expect({ errors: browser.errors, failed }).toEqual({ errors: [], failed: [] });
   }, 30_000);
 });

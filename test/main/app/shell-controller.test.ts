@@ -1,13 +1,14 @@
 // The shell's behaviour against a real in-process hub (createHub on a free port) and a recording
 // ShellView: what the window is pointed at, what is notified and counted, how settings apply.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DEFAULT_THRESHOLDS, type AlertEngine } from "../../../shared/alerts/index.js";
+import { applyThresholds, DEFAULT_THRESHOLDS, type AlertEngine, type AlertThresholds } from "../../../shared/alerts/index.js";
 import type { FocusSemaphore, Settings } from "../../../shared/ipc/ipc-contract.js";
 import type { Alert } from "../../../shared/protocol/types.js";
+import type { UiDelta } from "../../../shared/ui-protocol/types.js";
 import type { NotificationText } from "../../../main/app/alert-notifier.js";
 import type { MenuItemData } from "../../../main/app/menu-template.js";
 import type { TrustedOrigin } from "../../../main/app/navigation-policy.js";
@@ -177,13 +178,23 @@ describe("ShellController with the local hub", () => {
     expect(c.settingsView().problem).toContain("it is not valid JSON");
   });
 
-  it("applies saved thresholds at once, without a reconnect; refuses bad settings with the reason", async () => {
-    const c = make(await storeWith());
+  it("applies saved thresholds at once, without a reconnect, recorded and pushed to the open dashboard; refuses bad settings with the reason", async () => {
+    const record = join(dir, "rec.ndjson");
+    const c = make(await storeWith(), { record });
     await c.start();
+    const { io } = await import("socket.io-client");
+    const ui = io(`${started[0].url}/ui`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+    const pushed: AlertThresholds[] = [];
+    ui.on("delta", (d: UiDelta) => void (d.thresholds !== undefined && pushed.push(d.thresholds)));
+    await new Promise((resolve) => ui.once("snapshot", resolve));
     const next = { ...c.settingsView().settings, thresholds: { timeouts: { ratio: 0.2 } } };
     expect(await c.saveSettings(next)).toEqual({ ok: true, settings: next, reconnecting: false });
     const engine = started[0].engine as AlertEngine;
     expect(engine.thresholds.timeouts.ratio).toBe(0.2);
+    await vi.waitFor(() => expect(pushed.at(-1)?.timeouts.ratio).toBe(0.2));
+    ui.disconnect();
+    const lines = readFileSync(record, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { k: string; p?: unknown });
+    expect(lines.filter((l) => l.k === "thresholds").map((l) => l.p)).toEqual([applyThresholds(DEFAULT_THRESHOLDS, { timeouts: { ratio: 0.2 } })]);
     // Removing the override returns the rule to its default.
     await c.saveSettings({ ...next, thresholds: {} });
     expect(engine.thresholds).toEqual(DEFAULT_THRESHOLDS);

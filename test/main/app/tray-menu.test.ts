@@ -67,6 +67,19 @@ describe("menus", () => {
     ]);
   });
 
+  it("offers 'Run the demo service' in the Hub menu when the app has a demo, checked as the setting says", () => {
+    const hub = (m: MenuItemData[]) => (m[2] as Extract<MenuItemData, { kind: "submenu" }>).items;
+    expect(hub(applicationMenu({ ...base, platform: "linux" })).some((i) => i.kind === "checkbox")).toBe(false);
+    expect(hub(applicationMenu({ ...base, platform: "linux", demo: { on: true, enabled: true } })).at(-1)).toEqual({
+      kind: "checkbox",
+      label: "Run the demo service",
+      action: { type: "toggle-demo" },
+      checked: true,
+      enabled: true,
+    });
+    expect(hub(applicationMenu({ ...base, platform: "darwin", demo: { on: false, enabled: false } })).at(-1)).toMatchObject({ checked: false, enabled: false });
+  });
+
   it("disables Settings while a remote hub is shown (its page gets no settings channel)", () => {
     const menu = applicationMenu({ ...base, platform: "linux", activeRemoteId: "prod" });
     const file = (menu[0] as Extract<MenuItemData, { kind: "submenu" }>).items;

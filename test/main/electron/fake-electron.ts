@@ -1,7 +1,9 @@
 // A stand-in for the `electron` module (the binary cannot run here): just enough of app,
 // BrowserWindow, webContents, session, ipcMain, ipcRenderer, contextBridge, Menu, Tray,
-// Notification, nativeImage and dialog to drive main/electron/ and record what it asked for.
+// Notification, nativeImage, dialog and utilityProcess to drive main/electron/ and record what it
+// asked for.
 // Tests use it with: vi.mock("electron", () => import("./fake-electron.js")).
+import { spawn } from "node:child_process";
 import { EventEmitter } from "node:events";
 
 type Listener = (...args: never[]) => unknown;
@@ -78,6 +80,15 @@ export class BrowserWindow extends EventEmitter {
   }
   isDestroyed(): boolean {
     return this.destroyed;
+  }
+  title = "";
+  setTitle(title: string): void {
+    this.title = title;
+  }
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.emit("closed");
   }
 }
 
@@ -238,17 +249,69 @@ export const nativeImage = {
 export const dialog = {
   messages: [] as { window: unknown; options: { type?: string; title?: string; message: string; detail?: string } }[],
   errors: [] as { title: string; content: string }[],
-  showMessageBox(window: unknown, options: { message: string }): Promise<{ response: number }> {
-    this.messages.push({ window, options });
-    return Promise.resolve({ response: 0 });
+  showMessageBox(window: unknown, options?: { message: string }): Promise<{ response: number }> {
+    // Electron takes (options) alone too.
+    if (options === undefined) this.messages.push({ window: null, options: window as { message: string } });
+    else this.messages.push({ window, options });
+    return Promise.resolve({ response: this.nextResponse });
   },
   showErrorBox(title: string, content: string): void {
     this.errors.push({ title, content });
+  },
+  /** What the next open / save dialog answers (a test sets it); cancelled by default. */
+  nextOpen: { canceled: true, filePaths: [] as string[] },
+  nextSave: { canceled: true, filePath: undefined as string | undefined },
+  /** The button the next message box answers with. */
+  nextResponse: 0,
+  showOpenDialog(...args: unknown[]): Promise<{ canceled: boolean; filePaths: string[] }> {
+    this.opened.push(args.at(-1));
+    return Promise.resolve(this.nextOpen);
+  },
+  showSaveDialog(...args: unknown[]): Promise<{ canceled: boolean; filePath?: string }> {
+    this.opened.push(args.at(-1));
+    return Promise.resolve(this.nextSave);
+  },
+  opened: [] as unknown[],
+};
+
+/** A utility process as a real Node child: the same script, arguments and environment. */
+class FakeUtilityProcess extends EventEmitter {
+  readonly stdout;
+  readonly stderr;
+  private readonly child;
+  constructor(
+    readonly modulePath: string,
+    readonly args: string[],
+    readonly options: { env?: NodeJS.ProcessEnv; serviceName?: string; execArgv?: string[] },
+  ) {
+    super();
+    this.child = spawn(process.execPath, [...(options.execArgv ?? []), modulePath, ...args], { env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+    this.stdout = this.child.stdout;
+    this.stderr = this.child.stderr;
+    this.child.once("spawn", () => this.emit("spawn"));
+    // Electron's exit event has the code only.
+    this.child.once("exit", (code) => this.emit("exit", code ?? 1));
+  }
+  get pid(): number | undefined {
+    return this.child.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
+  }
+  kill(): boolean {
+    return this.child.kill("SIGTERM");
+  }
+}
+
+export const utilityProcess = {
+  forked: [] as FakeUtilityProcess[],
+  fork(modulePath: string, args: string[] = [], options: ConstructorParameters<typeof FakeUtilityProcess>[2] = {}): FakeUtilityProcess {
+    const p = new FakeUtilityProcess(modulePath, args, options);
+    this.forked.push(p);
+    return p;
   },
 };
 
 /** Back to a fresh state between tests. */
 export function resetFake(): void {
+  utilityProcess.forked = [];
   BrowserWindow.created = [];
   FakeWebContents.all = [];
   Tray.created = [];
@@ -267,7 +330,11 @@ export function resetFake(): void {
   Menu.applicationMenu = null;
   dialog.messages = [];
   dialog.errors = [];
+  dialog.opened = [];
+  dialog.nextOpen = { canceled: true, filePaths: [] };
+  dialog.nextSave = { canceled: true, filePath: undefined };
+  dialog.nextResponse = 0;
   session.defaultSession = new FakeSession();
 }
 
-export default { app, BrowserWindow, session, ipcMain, ipcRenderer, contextBridge, Menu, Tray, Notification, nativeImage, dialog };
+export default { app, BrowserWindow, session, ipcMain, ipcRenderer, contextBridge, Menu, Tray, Notification, nativeImage, dialog, utilityProcess };

@@ -49,6 +49,15 @@ const stateSchema = z.strictObject({
     }),
   ),
   alerts: z.array(alertSchema),
+  // Optional addition (global semaphores only; docs/protocol.md, GlobalView).
+  globals: z
+    .array(
+      z.strictObject({
+        key: z.string(), service: z.string(), name: z.string(), cap: z.number(), inUse: z.number().nullable(), readBy: z.string().nullable(),
+        agentsInUse: z.number(), replicas: z.number().int(), orphans: z.array(z.strictObject({ id: z.string(), instance: z.string() })), unattributed: z.number(),
+      }),
+    )
+    .optional(),
 });
 
 async function seeded() {

@@ -25,6 +25,15 @@ describe("settings schema", () => {
     expect(DEFAULT_SETTINGS.hub.port).toBe(7420);
   });
 
+  it("runs the demo by default, keeps a choice to turn it off, and refuses a non-boolean", () => {
+    expect(DEFAULT_SETTINGS.runDemo).toBe(true);
+    expect(parseSettings(withChange((s) => (s.runDemo = false)))).toMatchObject({ ok: true, settings: { runDemo: false } });
+    // A file from before the setting existed loads as a first launch would: demo on.
+    const { runDemo: _dropped, ...older } = defaultSettings();
+    expect(parseSettings(older)).toMatchObject({ ok: true, settings: { runDemo: true } });
+    expect(errorOf({ ...defaultSettings(), runDemo: "yes" })).toBe("runDemo: must be true or false");
+  });
+
   it("accepts a full set: remote hubs, an active one, thresholds, muted rules", () => {
     const input = withChange((s) => {
       s.hub = { port: 9000, token: "s3cret-Token" };
