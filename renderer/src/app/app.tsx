@@ -11,7 +11,7 @@ import { FleetView } from "../overview/fleet-view.js";
 import { ReplayBar, ReplayProvider, useReplayEpoch } from "../replay/replay-bar.js";
 import { focusFilter, OverviewView } from "../overview/overview-view.js";
 import { ConnectionBanner, ConnectionPill } from "./connection-banner.js";
-import { useApp, useChannel, useMutesVersion } from "./context.js";
+import { useApp, useChannel, useMutesVersion, useStoreValue } from "./context.js";
 import { EmptyState } from "./empty-state.js";
 import { installKeyboard } from "./keyboard.js";
 import { useRoute } from "./router.js";
@@ -72,9 +72,10 @@ function Header({ route }: { route: Route }) {
 function Body({ route }: { route: Route }) {
   const { store } = useApp();
   useChannel("connection");
-  // "structure", not "semaphores": whether there is anything to show changes rarely, and this
-  // component re-rendering per delta would re-render the whole view under it.
-  useChannel("structure");
+  // Only whether there is anything to show, not the "structure" channel itself: a semaphore's
+  // status flips somewhere in a fleet of 500 about every delta, and this component re-rendering
+  // would re-render the whole view under it each time.
+  useStoreValue("structure", () => (!store.hasSnapshot ? 0 : store.semaphoreCount === 0 ? 1 : 2));
   // A replay's cursor jumped: detail views load their history again, at the new moment.
   const replayEpoch = useReplayEpoch();
   const phase = store.connection.phase;

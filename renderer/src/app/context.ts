@@ -33,6 +33,17 @@ export function useChannel(channel: Channel): number {
   return useSyncExternalStore(subscribe, () => store.version(channel));
 }
 
+/**
+ * A value derived from the store, re-rendering when a change on `channel` changes it (compared
+ * with Object.is): `select` must return a primitive or an object it keeps while nothing it shows
+ * changed. For what depends on one part of a busy channel.
+ */
+export function useStoreValue<T>(channel: Channel, select: () => T): T {
+  const { store } = useApp();
+  const subscribe = useCallback((fn: () => void) => store.subscribe(channel, fn), [store, channel]);
+  return useSyncExternalStore(subscribe, select);
+}
+
 export function useMutesVersion(): number {
   const { mutes } = useApp();
   return useSyncExternalStore(mutes.subscribe, mutes.getVersion);

@@ -1,8 +1,26 @@
 // Chart colours come from the same CSS variables as the rest of the UI (app/theme.css), read
 // when a chart is created; a change of system theme re-creates the charts.
 
+// Read once per colour scheme: getComputedStyle on a page that just changed (a detail view
+// mounting, a chart appended) recalculates the style of the whole document, and it was the
+// largest single cost of opening a detail view in profiles. The variables change only with
+// the scheme (theme.css switches on prefers-color-scheme).
+const scheme = typeof window.matchMedia === "function" ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+const cache = new Map<string, string>();
+let cachedDark: boolean | null = null;
+
 export function cssVar(name: string, fallback = "#888"): string {
-  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  const dark = scheme?.matches ?? false;
+  if (dark !== cachedDark) {
+    cache.clear();
+    cachedDark = dark;
+  }
+  let v = cache.get(name);
+  if (v === undefined) {
+    v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+    // Empty: the stylesheet may not be in yet; ask again next time.
+    if (v !== "") cache.set(name, v);
+  }
   return v === "" ? fallback : v;
 }
 

@@ -1,10 +1,10 @@
 // React's view of the detail feed and store: slow state only. The feed's status changes on a
 // load or a pause; its data changes every second but panels that read it (the Little's-law
 // readout) re-render at most once per `ms`.
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import type { UiSemaphore } from "../../../shared/ui-protocol/types.js";
-import { useApp, useChannel } from "../app/context.js";
+import { useApp, useStoreValue } from "../app/context.js";
 import type { DetailFeed, FeedStatus } from "../data/detail-feed.js";
 
 export function useFeedStatus(feed: DetailFeed): FeedStatus {
@@ -47,7 +47,8 @@ export function useFleetEntry(service: string, name: string): UiFleetEntry | und
   const { store } = useApp();
   return useSyncExternalStore(
     (fn) => store.subscribe("fleet", fn),
-    () => store.fleetEntry(service, name),
+    // A semaphore's view asks with no fleet: no search through the fleet on every delta.
+    () => (service === "" ? undefined : store.fleetEntry(service, name)),
   );
 }
 
@@ -57,6 +58,16 @@ export function useFleetEntry(service: string, name: string): UiFleetEntry | und
  */
 export function useSemaphoreSlow(key: string): UiSemaphore | undefined {
   const { store } = useApp();
-  useChannel("structure");
-  return store.semaphore(key);
+  // The structure channel moves whenever any semaphore of the fleet changes status (about every
+  // delta with 500 of them): this one is kept until its own status, agent connection or presence
+  // changes, so the view re-renders only then.
+  const held = useRef<{ key: string; sem: UiSemaphore | undefined; connected: boolean } | null>(null);
+  return useStoreValue("structure", () => {
+    const sem = store.semaphore(key);
+    const connected = sem !== undefined && store.agentConnected(sem.agentId);
+    const h = held.current;
+    const same = h !== null && h.key === key && (h.sem === sem || (h.sem !== undefined && sem !== undefined && h.sem.status === sem.status && h.sem.agentId === sem.agentId)) && h.connected === connected;
+    if (!same) held.current = { key, sem, connected };
+    return held.current?.sem;
+  });
 }

@@ -26,6 +26,9 @@ export interface DetailViewProps {
   at?: number;
 }
 
+/** Side panels wait at most this long for the history before mounting anyway. */
+const SIDE_FALLBACK_MS = 250;
+
 function targetKey(t: DetailTarget): string {
   return t.kind === "semaphore" ? t.key : `${t.service}/${t.name}`;
 }
@@ -52,6 +55,20 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
   const sem = useSemaphoreSlow(semKey);
   const fleet = useFleetEntry(target.kind === "fleet" ? target.service : "", target.kind === "fleet" ? target.name : "");
   const alerts = useTargetAlerts(target);
+
+  // The side panels mount once the charts have their history (or after a moment without it):
+  // what the user waits for when opening a view is the first chart, and mounting four panels in
+  // the same task as the view delayed it.
+  const [sideShown, setSideShown] = useState(false);
+  useEffect(() => {
+    if (sideShown) return;
+    if (!status.loading) {
+      setSideShown(true);
+      return;
+    }
+    const timer = setTimeout(() => setSideShown(true), SIDE_FALLBACK_MS);
+    return () => clearTimeout(timer);
+  }, [sideShown, status.loading]);
 
   useEffect(() => {
     feed.start();
@@ -151,10 +168,14 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
           ))}
         </div>
         <aside className="side">
-          <LittlesPanel feed={feed} />
-          {target.kind === "semaphore" ? <HoldersPanel semKey={semKey} alerts={alerts} /> : <ReplicasPanel service={target.service} name={target.name} />}
-          <AlertsPanel alerts={alerts} onPin={(a) => go({ at: a.raisedAt })} />
-          <ConfigPanel semKey={semKey} fleet={fleet} />
+          {sideShown && (
+            <>
+              <LittlesPanel feed={feed} />
+              {target.kind === "semaphore" ? <HoldersPanel semKey={semKey} alerts={alerts} /> : <ReplicasPanel service={target.service} name={target.name} />}
+              <AlertsPanel alerts={alerts} onPin={(a) => go({ at: a.raisedAt })} />
+              <ConfigPanel semKey={semKey} fleet={fleet} />
+            </>
+          )}
         </aside>
       </div>
     </section>

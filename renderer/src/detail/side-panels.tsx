@@ -3,7 +3,7 @@
 import { useMemo, useState } from "react";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import type { Alert } from "../../../shared/protocol/types.js";
-import { useApp, useChannel } from "../app/context.js";
+import { useApp, useChannel, useStoreValue } from "../app/context.js";
 import { StatusBadge } from "../app/widgets.js";
 import { RULE_LABEL } from "../logic/alert-target.js";
 import { holderAge, leakHolders } from "../logic/evidence.js";
@@ -74,8 +74,9 @@ const ms = (v: number | null | undefined): string => (v === null || v === undefi
 export function ConfigPanel({ semKey, fleet }: { semKey: string; fleet: UiFleetEntry | undefined }) {
   const { store } = useApp();
   const sem = useSemaphore(semKey);
-  useChannel("agents");
-  const agent = sem === undefined ? undefined : store.agents.get(sem.agentId);
+  // The agents channel moves with every delta that touches any agent: re-render only when this
+  // semaphore's agent changes (the object is replaced on each of its updates).
+  const agent = useStoreValue("agents", () => (sem === undefined ? undefined : store.agents.get(sem.agentId)));
   // Absent for a semaphore its agent never registered (seen in samples only).
   const config = sem?.config;
   return (

@@ -15,6 +15,8 @@ interface Slot {
 
 export const SPARK_WIDTH = 120;
 export const SPARK_HEIGHT = 22;
+/** Sparkline drawing per animation frame, in ms of script. */
+const FRAME_BUDGET_MS = 4;
 
 export class SparklinePainter {
   private readonly slots = new Map<string, Slot>();
@@ -61,10 +63,17 @@ export class SparklinePainter {
       wait: cssVar("--c-spark-wait"),
       cap: cssVar("--border-strong"),
     });
+    const start = performance.now();
     for (const [key, slot] of this.slots) {
       const ring = this.store.sparks.get(key);
       const v = ring?.version ?? 0;
       if (v === slot.drawn) continue;
+      // A list just mounted has every canvas to draw, in the frame that also lays out and
+      // paints the new page: past the budget, the rest (still marked undrawn) go in the next frame.
+      if (performance.now() - start > FRAME_BUDGET_MS) {
+        this.invalidate();
+        return;
+      }
       slot.drawn = v;
       drawSparkline(slot.ctx, ring, this.store.semaphore(key)?.cap ?? 0, colors);
     }
