@@ -60,6 +60,24 @@ export default tseslint.config(
     },
   },
   {
+    // Servers started for tests and benchmarks (redis-server, postgres): Node and nothing of ours,
+    // so test/ and bench/ can both import them without one importing the other.
+    files: ["scripts/support/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ group: appFolders("agent", "main", "renderer", "shared", "test", "bench"), message: "scripts/support/ imports only Node and npm packages." }],
+      }],
+    },
+  },
+  {
+    files: ["bench/agent/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{ group: appFolders("test"), message: "Benchmarks do not import tests: shared helpers live in scripts/support/." }],
+      }],
+    },
+  },
+  {
     files: ["renderer/**/*.{ts,tsx}"],
     languageOptions: { globals: { ...globals.browser } },
     rules: {

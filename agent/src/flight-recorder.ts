@@ -75,6 +75,14 @@ export function flightCapacity(v: unknown): number {
   return c;
 }
 
+/** The `flightRecorder` option as a ring capacity: absent or true is the default, false is 0 (off). */
+export function flightRecorderOption(v: unknown): number {
+  if (v === undefined || v === true) return DEFAULT_FLIGHT_CAPACITY;
+  if (v === false) return 0;
+  if (typeof v !== "number") throw new TypeError(`flightRecorder must be a boolean or a capacity (integer ≥ 1), got ${typeof v}`);
+  return flightCapacity(v);
+}
+
 /**
  * A fixed ring of operations. `_push` is the semaphore's hot path; `record` is the same for an
  * adapter (any library wrapped to report like a Semaphore), which reads the clock itself.

@@ -13,7 +13,7 @@ import {
   DEFAULT_ADAPTIVE_TARGET_MS,
   type SemaphoreOptions,
 } from "./options.js";
-import { DEFAULT_FLIGHT_CAPACITY, flightCapacity, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIMEOUT } from "./flight-recorder.js";
+import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIMEOUT } from "./flight-recorder.js";
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
@@ -347,7 +347,7 @@ function normalize(options: SemaphoreOptions): Normalized {
     adaptiveTargetMs: checkDuration("adaptiveTargetMs", options.adaptiveTargetMs) ?? DEFAULT_ADAPTIVE_TARGET_MS,
     detectOrderInversions: options.detectOrderInversions === true,
     budget: options.budget === undefined ? undefined : checkPositiveInt("budget", options.budget),
-    flightCapacity: checkFlight(options.flightRecorder),
+    flightCapacity: flightRecorderOption(options.flightRecorder),
   };
   if (options.detectOrderInversions !== undefined && typeof options.detectOrderInversions !== "boolean") {
     throw new TypeError(`detectOrderInversions must be a boolean, got ${typeof options.detectOrderInversions}`);
@@ -356,11 +356,4 @@ function normalize(options: SemaphoreOptions): Normalized {
     throw new RangeError(`Semaphore: a semaphore named "${name}" already exists in this process (names must be unique; close the old one first)`);
   }
   return o;
-}
-
-function checkFlight(v: unknown): number {
-  if (v === undefined || v === true) return DEFAULT_FLIGHT_CAPACITY;
-  if (v === false) return 0;
-  if (typeof v !== "number") throw new TypeError(`flightRecorder must be a boolean or a capacity (integer ≥ 1), got ${typeof v}`);
-  return flightCapacity(v);
 }

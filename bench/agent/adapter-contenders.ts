@@ -12,14 +12,14 @@ import pLimit from "p-limit";
 import PQueue from "p-queue";
 import pg from "pg";
 import { instrument, type InstrumentHandle } from "../../agent/src/index.js";
-import type { Contender, Limiter } from "./contenders.js";
+import type { BenchResource, Contender, Limiter } from "./contenders.js";
 
 let seq = 0;
-const uniqueName = (what: string) => `bench-${what}-${++seq}`;
+export const uniqueName = (what: string) => `bench-${what}-${++seq}`;
 function noop(): void {}
 
 /** Only the uncontended loop: the adapters wrap acquire and release, which is what it times. */
-function cycleOnly(cycle: (n: number) => Promise<void>, close: () => Promise<void>): Limiter {
+export function cycleOnly(cycle: (n: number) => Promise<void>, close: () => Promise<void>): Limiter {
   const unsupported = (): never => {
     throw new Error("adapter contenders take part in uncontended_ns only");
   };
@@ -27,10 +27,10 @@ function cycleOnly(cycle: (n: number) => Promise<void>, close: () => Promise<voi
 }
 
 /** A pair of rows: the library alone, and the same under instrument() with it as baseline. */
-function pair(name: string, what: string, build: (permits: number, instrumented: boolean) => Limiter): Contender[] {
+export function pair(name: string, what: string, build: (permits: number, instrumented: boolean) => Limiter, needs?: BenchResource): Contender[] {
   return [
-    { name, description: `${what}, alone`, cases: ["uncontended_ns"], make: (permits) => build(permits, false) },
-    { name: `${name}+instrument`, description: `${what}, under instrument()`, baseline: name, cases: ["uncontended_ns"], make: (permits) => build(permits, true) },
+    { name, description: `${what}, alone`, cases: ["uncontended_ns"], needs, make: (permits) => build(permits, false) },
+    { name: `${name}+instrument`, description: `${what}, under instrument()`, baseline: name, cases: ["uncontended_ns"], needs, make: (permits) => build(permits, true) },
   ];
 }
 

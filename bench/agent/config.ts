@@ -1,4 +1,5 @@
 // Sizes and knobs for the agent benchmark, read once from the environment so every file agrees.
+import { list, positiveInt } from "../support/env.js";
 
 export interface BenchConfig {
   /** Interleaved rounds; each case reports the median over them. */
@@ -22,20 +23,6 @@ export interface BenchConfig {
   /** BENCH_CASES / BENCH_CONTENDERS (comma-separated): run a subset while working on one thing; unset = all. */
   readonly onlyCases: readonly string[] | undefined;
   readonly onlyContenders: readonly string[] | undefined;
-}
-
-function list(name: string): readonly string[] | undefined {
-  const raw = process.env[name]?.trim();
-  return raw ? raw.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
-}
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  // A typo must not silently become NaN rounds or 0 iterations: refuse it loudly.
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-  return n;
 }
 
 export function loadConfig(): BenchConfig {

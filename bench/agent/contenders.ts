@@ -18,6 +18,7 @@ import { Semaphore as MutexSemaphore } from "async-mutex";
 import pLimit from "p-limit";
 import { FloorSemaphore } from "./floor.js";
 import { ADAPTER_CONTENDERS } from "./adapter-contenders.js";
+import { REDIS_CONTENDERS } from "./redis-contenders.js";
 import { Semaphore, type Permit, type SemaphoreOptions } from "../../agent/src/index.js";
 
 /** One semaphore instance, made for one measurement and closed after it. */
@@ -44,7 +45,19 @@ export interface Contender {
   readonly baseline?: string;
   /** Cases this contender takes part in; all when absent. */
   readonly cases?: readonly CaseId[];
+  /** Something that must run before `make` (a Redis server): started once per run for every row naming it. */
+  readonly needs?: BenchResource;
   make(permits: number): Limiter;
+}
+
+/**
+ * A server some rows need. run.ts starts each one its selected rows name before the warm-up and
+ * stops it after the report; what it cannot start skips those rows instead of failing the run.
+ */
+export interface BenchResource {
+  /** Resolves to undefined once running, or to why the rows needing it are skipped (not installed); rejects on a real failure. */
+  start(): Promise<string | undefined>;
+  stop(): Promise<void>;
 }
 
 /** Resolves after one microtask, like the `await null` a real critical section would at least do. */
@@ -261,6 +274,7 @@ export const CONTENDERS: readonly Contender[] = [
   floor,
   // Issue 5: each adapter's library alone and under instrument() (uncontended_ns only).
   ...ADAPTER_CONTENDERS,
+  ...REDIS_CONTENDERS,
 ];
 
 export function findContender(name: string): Contender | undefined {

@@ -43,6 +43,8 @@ export function report(
   contenders: readonly Contender[],
   samples: Samples,
   failed: ReadonlyMap<string, string>,
+  /** Contenders not run because a server they need is not installed, with why. */
+  skipped: ReadonlyMap<string, string> = new Map(),
 ): string {
   const out: string[] = [];
   const summaries = new Map<CaseId, Map<string, Summary>>();
@@ -104,6 +106,10 @@ export function report(
       : `WARNING: ${busy.length} contender/case pairs had a sample below ${BUSY_SHARE} of a CPU (another process ran): ${busy.join(", ")}. ` +
           "Medians absorb a few such rounds; if many are affected, rerun on a quiet machine or raise BENCH_ROUNDS.",
   );
+  if (skipped.size > 0) {
+    out.push("", `SKIPPED (${skipped.size} contenders not run; null in the JSON line):`);
+    for (const [name, why] of skipped) out.push(`  ${name}: ${why}`);
+  }
   if (failed.size > 0) {
     out.push("", `ERRORS (${failed.size} case/contender pairs not measured; exit code 1):`);
     for (const [key, message] of failed) out.push(`  ${key}: ${message}`);
@@ -119,7 +125,7 @@ export function report(
     return id === "contended_ops" ? Math.round(x) : Math.round(x * 10) / 10;
   };
   const json: Record<string, unknown> = { bench: "agent" };
-  const names = [...JSON_CONTENDERS, ...contenders.map((k) => k.name).filter((n) => !JSON_CONTENDERS.includes(n))];
+  const names = [...new Set([...JSON_CONTENDERS, ...contenders.map((k) => k.name), ...skipped.keys()])];
   for (const c of cases) json[c.id] = Object.fromEntries(names.map((n) => [n, round(c.id, med(c.id, n))]));
   out.push("", JSON.stringify(json));
   return out.join("\n");

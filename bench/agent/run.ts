@@ -2,7 +2,7 @@
 // Progress goes to stderr so stdout is the report, ending with one JSON line.
 
 import { loadConfig } from "./config.js";
-import { CONTENDERS, type CaseId } from "./contenders.js";
+import { CONTENDERS, type BenchResource, type CaseId } from "./contenders.js";
 import { CASES as ALL_CASES, supports } from "./cases/index.js";
 import { environmentLine, report, type Samples } from "./report.js";
 import { fmt } from "./stats.js";
@@ -33,11 +33,36 @@ function fail(caseId: string, name: string, err: unknown): void {
   log(`ERROR ${failKey(caseId, name)}: ${message}`);
 }
 
+// Servers the selected rows need (redis-server for the redis-semaphore rows), started once. One
+// that is not installed skips its rows (a line here and in the report, exit code unchanged); one
+// that fails to start fails its rows' cases like any other error.
+const skipped = new Map<string, string>();
+const running: BenchResource[] = [];
+for (const resource of new Set(contenders.flatMap((k) => (k.needs === undefined ? [] : [k.needs])))) {
+  const users = contenders.filter((k) => k.needs === resource);
+  let why: string | undefined;
+  try {
+    why = await resource.start();
+  } catch (err) {
+    for (const k of users) for (const c of CASES) if (supports(k, c.id)) fail(c.id, k.name, err);
+    continue;
+  }
+  if (why === undefined) {
+    running.push(resource);
+    continue;
+  }
+  for (const k of users) {
+    skipped.set(k.name, why);
+    contenders.splice(contenders.indexOf(k), 1);
+  }
+  log(`SKIP ${users.map((k) => k.name).join(", ")}: ${why}`);
+}
+
 // Warm up everything before the first timed round, so no contender's early rounds pay for JIT.
 for (const k of contenders) {
   const t0 = performance.now();
   for (const c of CASES) {
-    if (!supports(k, c.id)) continue;
+    if (!supports(k, c.id) || failed.has(failKey(c.id, k.name))) continue;
     try {
       await c.warmup(k, config);
     } catch (err) {
@@ -86,5 +111,6 @@ for (const key of failed.keys()) {
   const [caseId, name] = key.split("/") as [string, string];
   samples.get(caseId as CaseId)?.delete(name);
 }
-console.log(report(config, CASES, contenders, samples, failed));
+console.log(report(config, CASES, contenders, samples, failed, skipped));
+for (const resource of running) await resource.stop();
 if (failed.size > 0) process.exitCode = 1;

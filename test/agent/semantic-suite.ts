@@ -91,6 +91,27 @@ export interface Capabilities {
   asyncRelease?: boolean;
 }
 
+/** Everything the suite can check: what our own Semaphore offers, flight recorder on or off. */
+export const EVERY_CAPABILITY: Capabilities = {
+  queueModes: ["fifo", "lifo", "priority", "adaptive"],
+  weights: true,
+  timeouts: true,
+  abort: true,
+  maxWaiters: true,
+  tryAcquire: true,
+  use: true,
+  dispose: true,
+  noBarging: true,
+  argumentChecks: true,
+  doubleReleaseDetection: true,
+  leases: true,
+  leakDetection: true,
+  orderInversion: true,
+  close: true,
+  resize: true,
+  sample: true,
+};
+
 export type CapabilityName = Exclude<keyof Capabilities, "queueModes" | "asyncRelease">;
 
 /** Why a target lacks a capability, shown in the skipped case's name. */

@@ -1,27 +1,9 @@
 // The semantic suite against our own Semaphore, with every capability.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Semaphore, type SemaphoreOptions } from "../../agent/src/index.js";
-import { FAKE_TIMERS, firstUserFrame, here, semaphoreSemantics } from "./semantic-suite.js";
+import { EVERY_CAPABILITY, FAKE_TIMERS, firstUserFrame, here, semaphoreSemantics } from "./semantic-suite.js";
 
-semaphoreSemantics("Semaphore", (options) => new Semaphore(options), {
-  queueModes: ["fifo", "lifo", "priority", "adaptive"],
-  weights: true,
-  timeouts: true,
-  abort: true,
-  maxWaiters: true,
-  tryAcquire: true,
-  use: true,
-  dispose: true,
-  noBarging: true,
-  argumentChecks: true,
-  doubleReleaseDetection: true,
-  leases: true,
-  leakDetection: true,
-  orderInversion: true,
-  close: true,
-  resize: true,
-  sample: true,
-});
+semaphoreSemantics("Semaphore", (options) => new Semaphore(options), EVERY_CAPABILITY);
 
 // What only our Semaphore promises beyond the shared suite.
 describe("Semaphore specifics", () => {

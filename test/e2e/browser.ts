@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { build } from "vite";
+import { createHub, type Hub } from "../../main/hub/index.js";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -133,6 +134,49 @@ export function spawnAgent(fixture: string, args: string[], env: Record<string, 
       await exited;
     },
   };
+}
+
+export interface DashboardRig {
+  hub: Hub;
+  /** The built renderer the hub serves (another hub may serve it too). */
+  staticDir: string;
+  browser: Browser;
+  page: Page;
+  agents: ChildAgent[];
+  /** When each agent printed "ready" (Date.now()), in the order given. */
+  readyAt: number[];
+  /** Kills the agents, closes the browser and the hub, removes the build. */
+  close(): Promise<void>;
+}
+
+/**
+ * What the browser suites start before their cases: the renderer built, a hub serving it, one agent
+ * per `agentArgs` entry (`fixture <hub url> ...args`) up and "ready", then Chromium on the overview.
+ * `onPage` sees the page before it loads anything (to listen for responses).
+ */
+export async function startDashboard(fixture: string, agentArgs: string[][], onPage: (page: Page) => void = () => undefined): Promise<DashboardRig> {
+  const built = await buildRenderer();
+  const hub = await createHub({ port: 0, staticDir: built.dir, log: () => undefined });
+  const agents = agentArgs.map((args) => spawnAgent(fixture, [hub.url, ...args]));
+  const readyAt = agents.map(() => 0);
+  let browser: Browser | undefined;
+  const close = async () => {
+    await Promise.all(agents.map((a) => a.kill()));
+    await browser?.close();
+    await hub.close();
+    built.remove();
+  };
+  try {
+    await Promise.all(agents.map((a, i) => a.waitFor("ready").then(() => (readyAt[i] = Date.now()))));
+    browser = await launchBrowser();
+    onPage(browser.page);
+    await browser.page.goto(hub.url);
+    await browser.page.getByTestId("overview").waitFor();
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { hub, staticDir: built.dir, browser, page: browser.page, agents, readyAt, close };
 }
 
 /** Polls `fn` until `ok(value)` or the deadline, then throws with the last value seen. */

@@ -5,7 +5,7 @@
 // `blind` when the target does not route every call through them.
 import { DenseHist } from "../../../shared/histogram.js";
 import type { Sample, SemaphoreInfo, WireQueueMode } from "../../../shared/protocol/types.js";
-import { DEFAULT_FLIGHT_CAPACITY, flightCapacity, FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "../flight-recorder.js";
+import { DEFAULT_FLIGHT_CAPACITY, flightRecorderOption, FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "../flight-recorder.js";
 import { checkDuration, checkName, checkPositiveInt } from "../options.js";
 import { captureStack, formatStack, type StackCapture } from "../permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "../registry.js";
@@ -138,19 +138,12 @@ export function checkInstrumentOptions(pkg: string, options: unknown): CheckedOp
     leakThresholdMs: checkDuration("leakThresholdMs", o.leakThresholdMs),
     budget: o.budget === undefined ? undefined : checkPositiveInt("budget", o.budget),
     permits: o.permits === undefined ? undefined : checkPositiveInt(`instrument(${pkg}) "${name}": permits`, o.permits),
-    flightCapacity: checkFlight(o.flightRecorder),
+    flightCapacity: flightRecorderOption(o.flightRecorder),
   };
   if (isNameTaken(name)) {
     throw new RangeError(`instrument(${pkg}): a semaphore named "${name}" already exists in this process (names must be unique; untrack the old one first)`);
   }
   return checked;
-}
-
-function checkFlight(v: unknown): number {
-  if (v === undefined || v === true) return DEFAULT_FLIGHT_CAPACITY;
-  if (v === false) return 0;
-  if (typeof v !== "number") throw new TypeError(`flightRecorder must be a boolean or a capacity (integer ≥ 1), got ${typeof v}`);
-  return flightCapacity(v);
 }
 
 /** Marks a target as instrumented, so a second instrument() on it is refused instead of double-wrapping. */

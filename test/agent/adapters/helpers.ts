@@ -37,6 +37,23 @@ export async function flush(): Promise<void> {
   for (let i = 0; i < 10; i++) await Promise.resolve();
 }
 
+/**
+ * Tasks that each wait on a gate of their own, and `drain`, which opens the gates one at a time
+ * (oldest first) and runs `check` once promise reactions have settled after each.
+ */
+export function gatedTasks(): { task: () => Promise<void>; drain: (check: () => void) => Promise<void> } {
+  const gates: (() => void)[] = [];
+  const task = () => new Promise<void>((r) => gates.push(r));
+  const drain = async (check: () => void) => {
+    while (gates.length > 0) {
+      gates.shift()?.();
+      await flush();
+      check();
+    }
+  };
+  return { task, drain };
+}
+
 /** What a rejected promise rejected with (fails the test if it fulfils). */
 export async function rejectionOf(p: PromiseLike<unknown>): Promise<unknown> {
   try {

@@ -3,14 +3,13 @@
 import pLimit from "p-limit";
 import { describe, expect, it } from "vitest";
 import { instrument, SemscopeAdapterError } from "../../../agent/src/index.js";
-import { flush, rejectionOf, thrownBy, tracked, uniqueName } from "./helpers.js";
+import { flush, gatedTasks, rejectionOf, thrownBy, tracked, uniqueName } from "./helpers.js";
 
 describe("p-limit adapter", () => {
   it("reads the limit's own gauges, whichever function the calls go through", async () => {
     const limit = pLimit(2);
     const h = tracked(instrument(limit, { name: uniqueName("pl") }));
-    const gates: (() => void)[] = [];
-    const task = () => new Promise<void>((r) => gates.push(r));
+    const { task, drain } = gatedTasks();
     const agree = () => {
       const s = h.snapshot();
       expect({ cap: s.cap, inUse: s.inUse, waiters: s.waiters }).toEqual({ cap: limit.concurrency, inUse: limit.activeCount, waiters: limit.pendingCount });
@@ -20,11 +19,7 @@ describe("p-limit adapter", () => {
     await flush();
     agree();
     expect(h.snapshot()).toMatchObject({ inUse: 2, waiters: 2 });
-    while (gates.length > 0) {
-      gates.shift()?.();
-      await flush();
-      agree();
-    }
+    await drain(agree);
     await Promise.all(runs);
     agree();
     // Only the two calls through handle.limit are counted: the others are what `blind` declares.

@@ -4,14 +4,13 @@
 import PQueue from "p-queue";
 import { describe, expect, it } from "vitest";
 import { instrument, SemscopeAdapterError } from "../../../agent/src/index.js";
-import { eventsOf, flush, rejectionOf, sleep, thrownBy, tracked, uniqueName } from "./helpers.js";
+import { eventsOf, flush, gatedTasks, rejectionOf, sleep, thrownBy, tracked, uniqueName } from "./helpers.js";
 
 describe("p-queue adapter", () => {
   it("reports the queue's own counts (concurrency, pending, size) and counts every task", async () => {
     const queue = new PQueue({ concurrency: 2 });
     const h = tracked(instrument(queue, { name: uniqueName("pq") }));
-    const gates: (() => void)[] = [];
-    const task = () => new Promise<void>((r) => gates.push(r));
+    const { task, drain } = gatedTasks();
     const agree = () => {
       const s = h.snapshot();
       expect({ cap: s.cap, inUse: s.inUse, waiters: s.waiters }).toEqual({ cap: queue.concurrency, inUse: queue.pending, waiters: queue.size });
@@ -20,11 +19,7 @@ describe("p-queue adapter", () => {
     await flush();
     agree();
     expect(h.snapshot()).toMatchObject({ inUse: 2, waiters: 2 });
-    while (gates.length > 0) {
-      gates.shift()?.();
-      await flush();
-      agree();
-    }
+    await drain(agree);
     await Promise.all(runs);
     await queue.onIdle();
     agree();

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createHub, type Hub } from "../../../main/hub/index.js";
 import { instrument, SemscopeAdapterError, type Sample } from "../../../agent/src/index.js";
 import type { Alert } from "../../../shared/protocol/index.js";
-import { startPostgres, type PostgresServer } from "../../support/postgres.js";
+import { startPostgres, type PostgresServer } from "../../../scripts/support/postgres.js";
 import { firstUserFrame, here } from "../semantic-suite.js";
 import { eventsOf, rejectionOf, thrownBy, tracked, uniqueName, until } from "./helpers.js";
 

@@ -8,7 +8,7 @@ import { MultiSemaphore, Mutex, RedlockSemaphore, Semaphore as RedisSemaphore } 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isRedisSemaphore, instrumentRedisSemaphore, type RedisSemaphoreOptions } from "../../../agent/src/adapters/redis-semaphore.js";
 import { SemscopeAdapterError, SemscopeRedisUnavailableError, trackedAll } from "../../../agent/src/index.js";
-import { startRedis, type RedisServer } from "../../support/redis.js";
+import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { eventsOf, tracked, uniqueName, until } from "./helpers.js";
 
 let server: RedisServer;

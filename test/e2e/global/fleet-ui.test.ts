@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHub, type Hub } from "../../../main/hub/index.js";
 import { buildRenderer, launchBrowser, until, type Browser } from "../browser.js";
-import { startRedis, type RedisServer } from "../../support/redis.js";
+import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { cleanupAll, onCleanup } from "../stream/harness.js";
 import { startReplica, type Replica } from "./harness.js";
 

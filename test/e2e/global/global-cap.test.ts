@@ -6,7 +6,7 @@
 import { Redis } from "ioredis";
 import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type RedisServer } from "../../support/redis.js";
+import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { cleanupAll, onCleanup, sleep, until } from "../stream/harness.js";
 import { globalViews } from "../../../shared/protocol/index.js";
 import type { UiSnapshot } from "../../../shared/ui-protocol/index.js";

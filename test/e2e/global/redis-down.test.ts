@@ -6,7 +6,7 @@
 // is left behind in Redis. Bounds are liveness bounds (the ask's deadline), not timings.
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type RedisServer } from "../../support/redis.js";
+import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { cleanupAll, onCleanup, until } from "../stream/harness.js";
 import type { TryOutcome } from "./fixtures/messages.js";
 import { globalOf, startHub, startReplica, stateOf, type Replica } from "./harness.js";

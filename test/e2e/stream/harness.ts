@@ -3,6 +3,7 @@
 // sleeps, and the recording as the ground truth of what the hub stored.
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { RecordLine } from "../../../main/hub/index.js";
@@ -103,56 +104,90 @@ export async function startHubCli(port: number, args: string[] = []): Promise<Hu
 
 // ---- forked children speaking IPC (fixtures/*.ts) ----
 
-export interface Child {
+export interface Child<M extends { type: string } = ChildMessage> {
   readonly child: ChildProcess;
   readonly pid: number;
   /** Every message received so far, in order. */
-  readonly messages: ChildMessage[];
+  readonly messages: M[];
   send(msg: Record<string, unknown>): void;
   /** The first message (already received or still to come) of `type` that passes `pred`. */
-  next<T extends ChildMessage["type"]>(type: T, timeoutMs?: number, pred?: (m: Extract<ChildMessage, { type: T }>) => boolean): Promise<Extract<ChildMessage, { type: T }>>;
+  next<T extends M["type"]>(type: T, timeoutMs?: number, pred?: (m: Extract<M, { type: T }>) => boolean): Promise<Extract<M, { type: T }>>;
   /** Sends `msg` and waits for the reply of `type` that arrives after it. */
-  ask<T extends ChildMessage["type"]>(msg: Record<string, unknown>, type: T, timeoutMs?: number): Promise<Extract<ChildMessage, { type: T }>>;
+  ask<T extends M["type"]>(msg: Record<string, unknown>, type: T, timeoutMs?: number): Promise<Extract<M, { type: T }>>;
   kill(signal: NodeJS.Signals): Promise<number | null>;
   readonly exit: Promise<number | null>;
   stderr(): string;
 }
 
+export interface ForkOptions<M> {
+  execArgv?: string[];
+  /** Names the child in errors (default: the script's file name). */
+  label?: string;
+  /** A message by which the child says it failed: its text, to reject a pending wait at once. */
+  failure?: (m: M) => string | undefined;
+  /** Keep only this many characters of stderr (a long-running child); all of it by default. */
+  stderrTail?: number;
+}
+
 export function forkFixture(file: string, env: Record<string, string>, execArgv: string[] = []): Child {
-  const child = fork(fixture(file), [], {
+  return forkChild<ChildMessage>(fixture(file), env, { execArgv, label: file });
+}
+
+/** `node --import tsx <script>` with IPC: its messages, waits on them with deadlines, SIGKILL at cleanup. */
+export function forkChild<M extends { type: string }>(script: string, env: Record<string, string>, opts: ForkOptions<M> = {}): Child<M> {
+  const label = opts.label ?? basename(script);
+  const child = fork(script, [], {
     cwd: ROOT,
-    execArgv: ["--import", "tsx", ...execArgv],
+    execArgv: ["--import", "tsx", ...(opts.execArgv ?? [])],
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "pipe", "ipc"],
   });
   killLater(child);
   let err = "";
-  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  const messages: ChildMessage[] = [];
+  const tail = opts.stderrTail ?? Infinity;
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+    if (err.length > tail) err = err.slice(-tail);
+  });
+  const messages: M[] = [];
   const waiters = new Set<() => void>();
   child.on("message", (m) => {
-    messages.push(m as ChildMessage);
+    messages.push(m as M);
     for (const w of [...waiters]) w();
   });
   const exit = exited(child);
-  const next = <T extends ChildMessage["type"]>(type: T, timeoutMs = START_TIMEOUT_MS, pred: (m: Extract<ChildMessage, { type: T }>) => boolean = () => true, from = 0) =>
-    new Promise<Extract<ChildMessage, { type: T }>>((resolve, reject) => {
-      const find = () => messages.slice(from).find((m): m is Extract<ChildMessage, { type: T }> => m.type === type && pred(m as Extract<ChildMessage, { type: T }>));
+  const next = <T extends M["type"]>(type: T, timeoutMs = START_TIMEOUT_MS, pred: (m: Extract<M, { type: T }>) => boolean = () => true, from = 0) =>
+    new Promise<Extract<M, { type: T }>>((resolve, reject) => {
+      const find = () => messages.slice(from).find((m): m is Extract<M, { type: T }> => m.type === type && pred(m as Extract<M, { type: T }>));
+      const failed = () => {
+        if (opts.failure === undefined) return undefined;
+        for (const m of messages.slice(from)) {
+          const why = opts.failure(m);
+          if (why !== undefined) return why;
+        }
+        return undefined;
+      };
       const check = () => {
         const found = find();
-        if (found === undefined) return;
+        if (found !== undefined) {
+          done();
+          resolve(found);
+          return;
+        }
+        const why = failed();
+        if (why === undefined) return;
         done();
-        resolve(found);
+        reject(new Error(`${label}: ${why} before "${type}"; stderr: ${err.slice(-2000)}`));
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`${file}: no "${type}" message within ${timeoutMs} ms; stderr: ${err.slice(-2000)}`));
+        reject(new Error(`${label}: no "${type}" message within ${timeoutMs} ms; stderr: ${err.slice(-2000)}`));
       }, timeoutMs);
       const onExit = () => {
         // Messages sent just before exiting arrive before 'exit'; look once more.
-        if (find() !== undefined) return check();
+        if (find() !== undefined || failed() !== undefined) return check();
         done();
-        reject(new Error(`${file} exited before sending "${type}"; stderr: ${err.slice(-2000)}`));
+        reject(new Error(`${label} exited before sending "${type}"; stderr: ${err.slice(-2000)}`));
       };
       const done = () => {
         clearTimeout(timer);

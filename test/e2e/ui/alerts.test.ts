@@ -4,46 +4,33 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHub, type Hub } from "../../../main/hub/index.js";
-import { buildRenderer, launchBrowser, spawnAgent, until, type Browser, type ChildAgent } from "../browser.js";
+import { startDashboard, until, type Browser, type ChildAgent, type DashboardRig } from "../browser.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures/ui-agent.ts");
 
 describe("alerts in the browser (web mode, real agents)", () => {
-  let hub: Hub;
+  let rig: DashboardRig | undefined;
   let browser: Browser;
   let page: Page;
-  let removeBuild: (() => void) | undefined;
-  const agents: ChildAgent[] = [];
+  let agents: ChildAgent[];
   /** Responses with an error status the page got. */
   const failed: string[] = [];
   /** When the leaking agent said it was connected (it takes the leaked permit at start). */
   let leakReadyAt = 0;
 
   beforeAll(async () => {
-    const built = await buildRenderer();
-    removeBuild = built.remove;
-    hub = await createHub({ port: 0, staticDir: built.dir, log: () => undefined });
-    const leak = spawnAgent(FIXTURE, [hub.url, "leak", "inventory", "inv-1"]);
-    const victim = spawnAgent(FIXTURE, [hub.url, "steady", "billing", "bill-1"]);
-    agents.push(leak, victim);
-    await Promise.all([leak.waitFor("ready").then(() => (leakReadyAt = Date.now())), victim.waitFor("ready")]);
-    browser = await launchBrowser();
-    page = browser.page;
+    const leakAndVictim = [["leak", "inventory", "inv-1"], ["steady", "billing", "bill-1"]];
     // A console "Failed to load resource" does not say which: keep the URLs for the final check.
-    page.on("response", (r) => {
-      if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
-    });
-    await page.goto(hub.url);
-    await page.getByTestId("overview").waitFor();
+    rig = await startDashboard(FIXTURE, leakAndVictim, (p) =>
+      p.on("response", (r) => {
+        if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+      }),
+    );
+    ({ browser, page, agents } = rig);
+    leakReadyAt = rig.readyAt[0];
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all(agents.map((a) => a.kill()));
-    await browser?.close();
-    await hub?.close();
-    removeBuild?.();
-  });
+  afterAll(() => rig?.close());
 
   const openAlerts = async () => {
     await page.getByTestId("alerts-tab").click();

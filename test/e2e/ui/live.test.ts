@@ -5,8 +5,8 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHub, type Hub } from "../../../main/hub/index.js";
-import { buildRenderer, launchBrowser, sleep, spawnAgent, until, type Browser, type ChildAgent } from "../browser.js";
+import { createHub } from "../../../main/hub/index.js";
+import { sleep, startDashboard, until, type Browser, type DashboardRig } from "../browser.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures/ui-agent.ts");
 
@@ -32,32 +32,17 @@ async function chartState(page: Page): Promise<{ pixels: string; time: string }>
 }
 
 describe("live views in the browser (web mode, real agents)", () => {
-  let hub: Hub;
+  let rig: DashboardRig | undefined;
   let browser: Browser;
   let page: Page;
-  let removeBuild: (() => void) | undefined;
   let staticDir = "";
-  const agents: ChildAgent[] = [];
 
   beforeAll(async () => {
-    const built = await buildRenderer();
-    removeBuild = built.remove;
-    staticDir = built.dir;
-    hub = await createHub({ port: 0, staticDir: built.dir, log: () => undefined });
-    agents.push(spawnAgent(FIXTURE, [hub.url, "convoy", "checkout", "web-1"]));
-    await Promise.all(agents.map((a) => a.waitFor("ready")));
-    browser = await launchBrowser();
-    page = browser.page;
-    await page.goto(hub.url);
-    await page.getByTestId("overview").waitFor();
+    rig = await startDashboard(FIXTURE, [["convoy", "checkout", "web-1"]]);
+    ({ browser, page, staticDir } = rig);
   }, 60_000);
 
-  afterAll(async () => {
-    await Promise.all(agents.map((a) => a.kill()));
-    await browser?.close();
-    await hub?.close();
-    removeBuild?.();
-  });
+  afterAll(() => rig?.close());
 
   it("shows a convoy (cap 2, slow downstream, 30 callers) on the overview", async () => {
     const row = page.locator('.sem-row[data-key^="checkout/web-1/payments"]').first();

@@ -2,7 +2,7 @@
 // into a temp app folder), found beside the app, run as real processes against a real hub, and
 // started and stopped by the shell as the "Run the demo service" setting and the hub say.
 // Processes are plain Node children here (the app uses Electron utility processes).
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,15 +14,15 @@ import type { ShellHub, StartHub } from "../../../main/app/shell-hub.js";
 import { createHub, type Hub } from "../../../main/hub/index.js";
 import { defaultSettings } from "../../../main/settings/settings-schema.js";
 import { SettingsStore } from "../../../main/settings/settings-store.js";
+import { alive, bundleDemo } from "../demo-bundle.js";
 
-const ROOT = join(import.meta.dirname, "..", "..", "..");
 let appRoot: string;
 let plan: DemoPlan;
 const cleanups: (() => unknown)[] = [];
 
 beforeAll(() => {
   appRoot = mkdtempSync(join(tmpdir(), "semscope-demo-app-"));
-  execFileSync(process.execPath, [join(ROOT, "build", "bundle-demo.mjs"), join(appRoot, "dist", "demo")], { cwd: ROOT, stdio: "pipe", timeout: 120_000 });
+  bundleDemo(join(appRoot, "dist", "demo"));
   const found = findDemo(appRoot);
   if ("missing" in found) throw new Error(found.missing);
   plan = found;
@@ -49,15 +49,6 @@ const nodeFork: ForkDemo = (script, args, env) => {
     kill: () => void p.kill("SIGTERM"),
     onExit: (fn) => (code !== undefined ? fn(code) : waiting.push(fn)),
   };
-};
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 
 async function hub(opts: { token?: string } = {}): Promise<Hub> {

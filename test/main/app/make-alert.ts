@@ -1,22 +1,10 @@
 import type { Alert } from "../../../shared/protocol/types.js";
+import { makeAlert as alertOf, T0 } from "../../fixtures/protocol.js";
 
 let next = 0;
 
-/** An active alert as the engine hands them out; fields overridable. */
+/** An active alert with an id and raise time of its own per call (tests keep several apart). */
 export function makeAlert(over: Partial<Alert> = {}): Alert {
   next++;
-  return {
-    id: `alert-${next}`,
-    rule: "leak",
-    severity: "critical",
-    key: "checkout/web-1/db",
-    service: "checkout",
-    instance: "web-1",
-    semaphore: "db",
-    message: "db on checkout/web-1: 1 permit held > 10 s and not released",
-    raisedAt: 1_700_000_000_000 + next,
-    resolvedAt: null,
-    acknowledged: false,
-    ...over,
-  };
+  return alertOf({ id: `alert-${next}`, raisedAt: T0 + next, ...over });
 }

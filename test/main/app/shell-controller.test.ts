@@ -18,6 +18,7 @@ import type { TrayState } from "../../../main/app/tray-state.js";
 import { createHub } from "../../../main/hub/index.js";
 import { defaultSettings } from "../../../main/settings/settings-schema.js";
 import { SettingsStore } from "../../../main/settings/settings-store.js";
+import { makeHello, makeInfo } from "../../fixtures/protocol.js";
 import { makeAlert } from "./make-alert.js";
 
 class RecordingView implements ShellView {
@@ -85,9 +86,8 @@ function make(store: SettingsStore, extra: Partial<ConstructorParameters<typeof 
 function raiseLeak(engine: AlertEngine, service = "checkout"): void {
   const now = Date.now();
   const agentId = `agent-${service}`;
-  engine.hello(agentId, { agentId, service, instance: "web-1", pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: now }, now);
-  const info = { id: "db", name: "db", kind: "semaphore", cap: 10, queue: "fifo", maxWaiters: null, acquireTimeoutMs: null, leaseTimeoutMs: null, leakThresholdMs: 10_000, scope: "process" } as const;
-  engine.register(agentId, [info], now);
+  engine.hello(agentId, makeHello(agentId, { service, startedAt: now }), now);
+  engine.register(agentId, [makeInfo("db", { leakThresholdMs: 10_000 })], now);
   engine.events(agentId, { items: [{ t: now, id: "db", type: "leak_suspected", holderId: "h1", heldMs: 12_000 }] }, now);
 }
 

@@ -1,7 +1,6 @@
 // main/electron/main.ts as a packaged app (only `electron` replaced; utility processes are real
 // Node children): it finds the bundled demo beside its asar, runs every demo service against
 // its own hub in utility processes, and a quit stops them all.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -9,11 +8,11 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { defaultSettings } from "../../../main/settings/settings-schema.js";
 import type { HubState } from "../../../shared/protocol/types.js";
+import { alive, bundleDemo } from "../demo-bundle.js";
 import { app, BrowserWindow, resetFake, utilityProcess } from "./fake-electron.js";
 
 vi.mock("electron", () => import("./fake-electron.js"));
 
-const ROOT = join(import.meta.dirname, "..", "..", "..");
 const tmp = mkdtempSync(join(tmpdir(), "semscope-main-demo-"));
 afterAll(() => {
   for (const p of utilityProcess.forked) p.kill();
@@ -28,21 +27,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe("main.ts, packaged, with the demo bundled", () => {
   it("runs the demo's services in utility processes against its hub, and stops them on quit", async () => {
     resetFake();
     // What electron-builder leaves: resources/app.asar, and beside it app.asar.unpacked/dist/demo.
     const resources = join(tmp, "resources");
-    execFileSync(process.execPath, [join(ROOT, "build", "bundle-demo.mjs"), join(resources, "app.asar.unpacked", "dist", "demo")], { cwd: ROOT, stdio: "pipe", timeout: 120_000 });
+    bundleDemo(join(resources, "app.asar.unpacked", "dist", "demo"));
     mkdirSync(join(resources, "app.asar.unpacked", "renderer", "dist"), { recursive: true });
     writeFileSync(join(resources, "app.asar.unpacked", "renderer", "dist", "index.html"), "<!doctype html><title>Semscope</title>");
     app.isPackaged = true;

@@ -1,11 +1,11 @@
 // Real hubs on free ports and raw socket.io clients (no agent library): what the hub tests share.
 import { io, type Socket } from "socket.io-client";
-import { DenseHist, EMPTY_SUMMARY, type Summary } from "../../../shared/histogram.js";
 import type { Hello, Sample, SemaphoreInfo } from "../../../shared/protocol/index.js";
 import type { UiDelta, UiSnapshot } from "../../../shared/ui-protocol/index.js";
 import { createHub, type Hub, type HubOptions } from "../../../main/hub/index.js";
+import { makeHello, makeInfo, makeSample, makeSummary } from "../../fixtures/protocol.js";
 
-export const T0 = 1_700_000_000_000;
+export { T0 } from "../../fixtures/protocol.js";
 
 const cleanups: (() => unknown)[] = [];
 
@@ -51,65 +51,13 @@ export function request<T = Record<string, unknown>>(socket: Socket, event: stri
 
 export type AckAnswer = { ok: boolean; error?: string; seq?: number; [k: string]: unknown };
 
-export function hello(agentId: string, over: Partial<Hello> = {}): Hello {
-  return {
-    agentId,
-    service: "checkout",
-    instance: "web-1",
-    pid: 1234,
-    host: "box",
-    runtime: "node 20",
-    agentVersion: "0.1.0",
-    startedAt: T0,
-    ...over,
-  };
-}
+export const hello = makeHello;
+export const info = makeInfo;
+export const summaryOf = makeSummary;
 
-export function info(id: string, over: Partial<SemaphoreInfo> = {}): SemaphoreInfo {
-  return {
-    id,
-    name: id,
-    kind: "semaphore",
-    cap: 10,
-    queue: "fifo",
-    maxWaiters: null,
-    acquireTimeoutMs: null,
-    leaseTimeoutMs: null,
-    leakThresholdMs: null,
-    scope: "process",
-    ...over,
-  };
-}
-
-export function summaryOf(...ms: number[]): Summary {
-  if (ms.length === 0) return { ...EMPTY_SUMMARY, hist: [] };
-  const h = new DenseHist();
-  for (const v of ms) h.record(v);
-  return h.summary();
-}
-
+/** A busy sample: 2 of 10 permits in use, 5 acquired and released, real wait and hold summaries. */
 export function sample(id: string, over: Partial<Sample> = {}): Sample {
-  const cap = over.cap ?? 10;
-  const inUse = over.inUse ?? 2;
-  return {
-    id,
-    cap,
-    inUse,
-    available: cap - inUse,
-    waiters: 0,
-    oldestWaitMs: 0,
-    acquired: 5,
-    released: 5,
-    timeouts: 0,
-    rejections: 0,
-    aborts: 0,
-    doubleReleases: 0,
-    leaseExpiries: 0,
-    waitMs: summaryOf(1, 2, 3),
-    holdMs: summaryOf(10, 20),
-    longestHoldMs: 15,
-    ...over,
-  };
+  return makeSample({ id, inUse: 2, acquired: 5, released: 5, waitMs: makeSummary(1, 2, 3), holdMs: makeSummary(10, 20), longestHoldMs: 15, ...over });
 }
 
 /** A connected agent past hello (and register, when infos are given). */

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AlertEngine, type AlertChange } from "../../../shared/alerts/index.js";
 import type { AgentEvent, AgentEventType, Sample } from "../../../shared/protocol/types.js";
+import { makeHello } from "../../fixtures/protocol.js";
 import { info, many, sample, summaryOf, T0 } from "./helpers.js";
 
 const AGENTS = [
@@ -101,7 +102,7 @@ function play(script: Script, split: boolean): Outcome {
   const seq = AGENTS.map(() => 0);
   let now = T0;
   for (const a of AGENTS) {
-    changes.push(...engine.hello(a.agentId, { ...a, pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: T0 }, now));
+    changes.push(...engine.hello(a.agentId, makeHello(a.agentId, a), now));
     changes.push(...engine.register(a.agentId, IDS.map((id) => info(id)), now));
   }
   script.ops.forEach((o, i) => {
@@ -133,7 +134,7 @@ function play(script: Script, split: boolean): Outcome {
         return;
       case "hello": {
         const a = AGENTS[o.agent];
-        changes.push(...engine.hello(a.agentId, { ...a, pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: T0 }, now));
+        changes.push(...engine.hello(a.agentId, makeHello(a.agentId, a), now));
         return;
       }
       case "register": {

@@ -1,60 +1,16 @@
 // Scripted agents for the alert engine tests: build samples and events the way an agent would,
 // with sample time and hub time under the test's control.
-import { DenseHist, EMPTY_SUMMARY, type Summary } from "../../../shared/histogram.js";
 import type { AgentEvent, Sample, SemaphoreInfo } from "../../../shared/protocol/types.js";
 import { AlertEngine, type AlertChange } from "../../../shared/alerts/index.js";
+import { makeHello, makeInfo, makeSample, makeSummary, many, T0 } from "../../fixtures/protocol.js";
 
-/** A real wire summary of these durations (ms), built with the agent's own histogram. */
-export function summaryOf(...ms: number[]): Summary {
-  const h = new DenseHist();
-  for (const v of ms) h.record(v);
-  return h.summary();
-}
+export const summaryOf = makeSummary;
+export const info = makeInfo;
+export { many };
 
-/** `n` copies of `ms`. */
-export function many(n: number, ms: number): number[] {
-  return Array.from({ length: n }, () => ms);
-}
-
-export function info(id: string, over: Partial<SemaphoreInfo> = {}): SemaphoreInfo {
-  return {
-    id,
-    name: id,
-    kind: "semaphore",
-    cap: 10,
-    queue: "fifo",
-    maxWaiters: null,
-    acquireTimeoutMs: null,
-    leaseTimeoutMs: null,
-    leakThresholdMs: null,
-    scope: "process",
-    ...over,
-  };
-}
-
-/** A healthy sample; `available` follows `cap − inUse` unless given. */
+/** A healthy, idle sample; `available` follows `cap − inUse` unless given. */
 export function sample(id: string, over: Partial<Sample> = {}): Sample {
-  const cap = over.cap ?? 10;
-  const inUse = over.inUse ?? 0;
-  return {
-    id,
-    cap,
-    inUse,
-    available: cap - inUse,
-    waiters: 0,
-    oldestWaitMs: 0,
-    acquired: 0,
-    released: 0,
-    timeouts: 0,
-    rejections: 0,
-    aborts: 0,
-    doubleReleases: 0,
-    leaseExpiries: 0,
-    waitMs: { ...EMPTY_SUMMARY, hist: [] },
-    holdMs: { ...EMPTY_SUMMARY, hist: [] },
-    longestHoldMs: 0,
-    ...over,
-  };
+  return makeSample({ id, ...over });
 }
 
 /** A sample of a convoy: full, queued, waits of 400 ms behind holds of 50 ms. */
@@ -71,7 +27,7 @@ export function convoySample(id: string, over: Partial<Sample> = {}): Sample {
   });
 }
 
-export const T0 = 1_700_000_000_000;
+export { T0 };
 
 /**
  * One scripted agent. Sample time starts at T0; the hub clock (`now`) runs `skewMs` ahead of it,
@@ -108,7 +64,7 @@ export class ScriptedAgent {
     return this.keep(
       this.engine.hello(
         this.agentId,
-        { agentId: this.agentId, service: this.service, instance: this.instance, pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: T0 },
+        makeHello(this.agentId, { service: this.service, instance: this.instance }),
         now,
       ),
     );

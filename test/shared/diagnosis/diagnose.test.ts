@@ -4,24 +4,14 @@
 import { describe, expect, it } from "vitest";
 import { replayLines } from "../../../main/hub/replay.js";
 import { diagnose, type Diagnosis } from "../../../shared/diagnosis/index.js";
-import type { Alert, Hello, SemaphoreInfo } from "../../../shared/protocol/types.js";
+import type { Alert, SemaphoreInfo } from "../../../shared/protocol/types.js";
+import { makeHello, makeInfo } from "../../fixtures/protocol.js";
 import { drawParams, simulate, type Scenario, type SimOutput } from "./simulate.js";
 
 const SEEDS = [1, 2, 3, 4, 5, 6];
 
-const hello: Hello = { agentId: "a1", service: "shop", instance: "web-1", pid: 1, host: "h", runtime: "node", agentVersion: "0", startedAt: 0 };
-const info = (cap: number): SemaphoreInfo => ({
-  id: "db",
-  name: "db",
-  kind: "semaphore",
-  cap,
-  queue: "fifo",
-  maxWaiters: null,
-  acquireTimeoutMs: null,
-  leaseTimeoutMs: null,
-  leakThresholdMs: null,
-  scope: "process",
-});
+const hello = makeHello("a1", { service: "shop", startedAt: 0 });
+const info = (cap: number): SemaphoreInfo => makeInfo("db", { cap });
 
 /** The simulated run as a hub recording (hub time = sample time). */
 export function recordingOf(sim: SimOutput): string[] {

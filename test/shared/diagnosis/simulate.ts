@@ -9,6 +9,7 @@
 // Parameters are drawn per seed from ranges, not tuned to the diagnosis thresholds.
 import { DenseHist } from "../../../shared/histogram.js";
 import type { Sample } from "../../../shared/protocol/types.js";
+import { mulberry32 } from "../../../scripts/support/prng.js";
 
 export type Scenario = "slow" | "tight" | "rate";
 
@@ -35,17 +36,6 @@ export interface SimOutput {
   params: SimParams;
   /** The true mean hold before changeAt (ms), from the simulated holds. */
   trueHoldBefore: number;
-}
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const between = (rnd: () => number, lo: number, hi: number) => lo + (hi - lo) * rnd();

@@ -1,6 +1,7 @@
 // Builders and brute-force references for the history tests.
 import { DenseHist, bucketMidMs, type SparseHist, type Summary } from "../../../shared/histogram.js";
 import type { Sample } from "../../../shared/protocol/types.js";
+import { makeSample } from "../../fixtures/protocol.js";
 
 /** A Summary as an agent built on DenseHist would send it for these bucket counts and max. */
 export function summaryOf(hist: SparseHist, max: number): Summary {
@@ -9,28 +10,9 @@ export function summaryOf(hist: SparseHist, max: number): Summary {
   return { ...d.summary(), count: hist.reduce((n, [, c]) => n + c, 0) };
 }
 
-export const EMPTY: Summary = { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
-
+/** An idle sample of semaphore "s". */
 export function sample(over: Partial<Sample> = {}): Sample {
-  return {
-    id: "s",
-    cap: 10,
-    inUse: 0,
-    available: 10,
-    waiters: 0,
-    oldestWaitMs: 0,
-    acquired: 0,
-    released: 0,
-    timeouts: 0,
-    rejections: 0,
-    aborts: 0,
-    doubleReleases: 0,
-    leaseExpiries: 0,
-    waitMs: EMPTY,
-    holdMs: EMPTY,
-    longestHoldMs: 0,
-    ...over,
-  };
+  return makeSample({ id: "s", ...over });
 }
 
 /** Nearest-rank quantile over every recorded duration, expanded one by one and sorted. */

@@ -1,7 +1,8 @@
 // A real PostgreSQL 15 for a test: initdb into a temporary folder and `postgres` on a free port
 // (TCP on 127.0.0.1, its unix socket in the same folder), trust auth, no fsync. PostgreSQL refuses
 // to run as root, so as root both run as the `postgres` user (runuser) on a folder it owns. The
-// server is stopped when the test process exits, also when the test failed.
+// server is stopped when the test process exits, also when the test failed. Here, next to
+// redis.ts, so that a benchmark may start one too (benchmarks do not import from test/).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";

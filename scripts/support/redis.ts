@@ -1,6 +1,8 @@
-// A real Redis for a test: `redis-server` on a free port with a temporary folder and no
-// persistence, stopped when the test process exits. A test can stop it (SIGTERM or SIGKILL) and
+// A real Redis for a test or a benchmark: `redis-server` on a free port with a temporary folder and
+// no persistence, stopped when the process exits. A test can stop it (SIGTERM or SIGKILL) and
 // bring it back on the same port, empty, to see what its clients do while Redis is away.
+// Here, not under test/, because bench/agent starts one too (its redis-semaphore rows), and
+// benchmarks do not import from test/ (eslint.config.js).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
@@ -21,7 +23,8 @@ export interface RedisServer {
   resume(): void;
 }
 
-const NOT_INSTALLED = "redis-server not installed: apt-get install redis-server (.ci/run does this)";
+/** The message startRedis() throws when there is no redis-server (callers may test for it). */
+export const REDIS_NOT_INSTALLED = "redis-server not installed: apt-get install redis-server (.ci/run does this)";
 const START_TIMEOUT_MS = 15_000;
 
 const running = new Set<ChildProcess>();
@@ -40,7 +43,7 @@ function hookExit(): void {
 
 function checkInstalled(): void {
   const r = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
-  if (r.error !== undefined || r.status !== 0) throw new Error(NOT_INSTALLED);
+  if (r.error !== undefined || r.status !== 0) throw new Error(REDIS_NOT_INSTALLED);
 }
 
 function freePort(): Promise<number> {
@@ -94,7 +97,7 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
   const end = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (spawnError !== undefined) {
-      throw (spawnError as NodeJS.ErrnoException).code === "ENOENT" ? new Error(NOT_INSTALLED) : spawnError;
+      throw (spawnError as NodeJS.ErrnoException).code === "ENOENT" ? new Error(REDIS_NOT_INSTALLED) : spawnError;
     }
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server exited (${child.exitCode ?? child.signalCode}) on port ${port}: ${out}`);
     if (await ping(port)) return child;
@@ -120,7 +123,7 @@ export async function startRedis(): Promise<RedisServer> {
     try {
       child = await launch(port, dir);
     } catch (err) {
-      if (attempt >= 2 || (err as Error).message === NOT_INSTALLED) throw err;
+      if (attempt >= 2 || (err as Error).message === REDIS_NOT_INSTALLED) throw err;
     }
   }
   let current: ChildProcess | undefined = child;
