@@ -81,11 +81,15 @@ describe("the hub goes away while agents run", () => {
     const { duplicates, gap, dropped } = seqAccount([...one, ...two]);
     expect(duplicates).toBe(0);
     expect(gap).toBeGreaterThanOrEqual(6);
-    // Honest: the hub can show exactly how many batches it will never get.
-    expect(dropped).toBe(gap);
-    expect(status.dropped).toBe(gap);
-    // The first batch the second hub stored says so; only the buffer's worth survived the outage.
-    expect(two[0].dropped).toBe(gap);
+    // Honest: the hub can show how many batches it will never get. A batch the first hub stored
+    // but whose ack died with it stays un-acked in the agent, and if the full buffer then drops it,
+    // it counts as dropped too (at-least-once: the agent cannot know it arrived). The ack wait
+    // above makes that rare, but a loaded machine can put the next batch in flight at the stop:
+    // at most that one batch.
+    for (const counted of [dropped, status.dropped, two[0].dropped ?? 0]) {
+      expect(counted - gap).toBeGreaterThanOrEqual(0);
+      expect(counted - gap).toBeLessThanOrEqual(1);
+    }
     // Of the batches sampled during the outage, only a buffer's worth survived it.
     expect(two.filter((b) => b.t < restartedAt).length).toBeLessThanOrEqual(bufferBatches);
   });
