@@ -2,18 +2,10 @@
 // then saturates, waits and holds with a handful of histogram buckets), one Sample each per interval.
 import { DenseHist } from "../../shared/histogram.js";
 import type { Hello, Sample, SemaphoreInfo } from "../../shared/protocol/index.js";
+import { mulberry32 } from "../../scripts/support/prng.js";
 
 /** A small deterministic PRNG (mulberry32), so every run and process reports alike. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 export function hello(agentId: string, n: number): Hello {
   return { agentId, service: `svc-${n % 50}`, instance: agentId, pid: 1000 + n, host: "bench", runtime: "node 20", agentVersion: "0.1.0", startedAt: Date.now() };

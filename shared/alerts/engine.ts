@@ -25,7 +25,7 @@ import type {
   SemaphoreState,
   SemaphoreStatus,
 } from "../protocol/types.js";
-import { semaphoreKey } from "../protocol/types.js";
+import { SemaphoreKeys } from "../protocol/semaphore-keys.js";
 import { AlertBook, DEFAULT_MAX_RESOLVED } from "./alert-book.js";
 import { fleetEntry, type FleetEntry, type FleetMember } from "./fleet.js";
 import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
@@ -52,6 +52,8 @@ interface AgentRecord {
   /** Latest batch `t`: the agent-clock time used when its semaphores go away. */
   lastSampleT: number | null;
   semaphores: Set<string>;
+  /** Its semaphores' keys by id (one string per semaphore, not one per sample item). */
+  readonly keys: SemaphoreKeys;
 }
 
 interface Group {
@@ -94,6 +96,7 @@ export class AlertEngine {
         intervalMs: this.th.agentDown.defaultIntervalMs,
         lastSampleT: null,
         semaphores: new Set(),
+        keys: new SemaphoreKeys(hello.service, hello.instance),
       };
       this.agentsById.set(agentId, a);
       const key = agentKey(a.service, a.instance);
@@ -116,7 +119,7 @@ export class AlertEngine {
     const touched = new Set<string>();
     const next = new Set<string>();
     for (const info of semaphores) {
-      const key = semaphoreKey(a.service, a.instance, info.id);
+      const key = a.keys.key(info.id);
       next.add(key);
       const sem = this.sems.get(key);
       if (sem === undefined) {
@@ -350,7 +353,7 @@ export class AlertEngine {
 
   /** The tracker for an id in an agent's samples or events, created if never registered. */
   private trackerFor(a: AgentRecord, id: string, cap: number): { sem: SemaphoreTracker; created: boolean } {
-    const key = semaphoreKey(a.service, a.instance, id);
+    const key = a.keys.key(id);
     const sem = this.sems.get(key);
     if (sem !== undefined) {
       this.adopt(a, sem);

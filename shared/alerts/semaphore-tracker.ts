@@ -1,6 +1,7 @@
 // Everything the engine keeps for one semaphore `<service>/<instance>/<id>`: its registration,
 // its last sample, and one state object per per-semaphore rule, each O(window) in size.
 import type { AgentEvent, AlertRule, Sample, SemaphoreInfo, SemaphoreState, SemaphoreStatus } from "../protocol/types.js";
+import { LatestSample } from "../protocol/latest-sample.js";
 import { semaphoreKey } from "../protocol/types.js";
 import type { AlertBook } from "./alert-book.js";
 import { fleetKey, type FleetMember } from "./fleet.js";
@@ -43,7 +44,8 @@ export class SemaphoreTracker implements SemaphoreContext {
   registered: boolean;
   /** The latest sample's cap (a cap can change at run time), else the registered one. */
   cap: number;
-  last: Sample | null = null;
+  /** The latest sample, as numbers (latest-sample.ts: the wire object is not kept). */
+  private readonly latest = new LatestSample();
   lastT = -Infinity;
   intervalMs: number;
 
@@ -69,6 +71,11 @@ export class SemaphoreTracker implements SemaphoreContext {
     this.registered = registered;
     this.cap = info.cap;
     this.intervalMs = intervalMs;
+  }
+
+  /** The latest sample applied, rebuilt from numbers (do not mutate it), or null. */
+  get last(): Sample | null {
+    return this.latest.get();
   }
 
   get label(): string {
@@ -99,7 +106,7 @@ export class SemaphoreTracker implements SemaphoreContext {
     this.convoy.onSample(this, s, at, book, th.convoy);
     this.starvation.onSample(this, s, at, book, th.starvation);
     this.timeouts.onSample(this, s, at, book, th.timeouts);
-    this.last = s;
+    this.latest.set(s);
     this.lastT = t;
     this.cap = s.cap;
     this.intervalMs = intervalMs;
@@ -129,8 +136,8 @@ export class SemaphoreTracker implements SemaphoreContext {
   status(book: AlertBook): SemaphoreStatus {
     if (book.get("leak", this.key) !== undefined) return "leak";
     if (book.get("convoy", this.key) !== undefined) return "convoy";
-    const s = this.last;
-    if (s !== null && (s.inUse >= s.cap || s.waiters > 0)) return "saturated";
+    const s = this.latest;
+    if (s.present && (s.inUse >= s.cap || s.waiters > 0)) return "saturated";
     return "ok";
   }
 
@@ -151,16 +158,22 @@ export class SemaphoreTracker implements SemaphoreContext {
   }
 
   member(): FleetMember {
-    const s = this.last;
+    const s = this.latest;
+    const has = s.present;
     return {
       instance: this.instance,
       scope: this.info.scope,
       cap: this.cap,
       budget: this.info.budget,
-      inUse: s?.inUse ?? 0,
-      waiters: s?.waiters ?? 0,
-      waitMs: s?.waitMs ?? null,
-      holdMs: s?.holdMs ?? null,
+      inUse: has ? s.inUse : 0,
+      waiters: has ? s.waiters : 0,
+      // Built only when read (fleet entries): over_budget, evaluated on every register, reads none.
+      get waitMs() {
+        return s.get()?.waitMs ?? null;
+      },
+      get holdMs() {
+        return s.get()?.holdMs ?? null;
+      },
     };
   }
 

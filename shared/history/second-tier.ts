@@ -5,7 +5,7 @@
 // of 6e-8, far finer than the histogram's own 9 % buckets. Only `t` (epoch ms, 41 bits) needs Float64.
 // Percentiles are the agent's own figures; the packed histograms are kept for merges (ranges, fleets).
 
-import type { Sample, Summary } from "../protocol/types.js";
+import type { Sample } from "../protocol/types.js";
 import { ColumnRing } from "./column-ring.js";
 import {
   COUNTERS,
@@ -19,35 +19,52 @@ import {
 import type { HistAccumulator } from "./hist-accumulator.js";
 import { packSparse } from "./packed-hist.js";
 
-const F32 = [Float32Array, 1] as const;
+/**
+ * The Float32 values of a row, in this order, stored row-major (one stride-VALUES.length column):
+ * a sample's row is one run of consecutive writes into one array, where 24 separate columns cost
+ * 24 column loads and 24 scattered stores per sample.
+ */
+const VALUES = [
+  "intervalMs",
+  "cap",
+  "inUse",
+  "available",
+  "waiters",
+  "oldestWaitMs",
+  "longestHoldMs",
+  "acquired",
+  "released",
+  "timeouts",
+  "rejections",
+  "aborts",
+  "doubleReleases",
+  "leaseExpiries",
+  "waitCount",
+  "waitP50",
+  "waitP90",
+  "waitP99",
+  "waitMax",
+  "holdCount",
+  "holdP50",
+  "holdP90",
+  "holdP99",
+  "holdMax",
+] as const;
+const STRIDE = VALUES.length;
+type ValueName = (typeof VALUES)[number];
+const AT = Object.fromEntries(VALUES.map((name, i) => [name, i])) as Record<ValueName, number>;
+const GAUGE_AT = GAUGES.map((g) => AT[g]);
+const COUNTER_AT = COUNTERS.map((k) => AT[k]);
+const RATE_OF = COUNTERS.map((k) => RATE_COLUMN[k]);
+const WAIT_COUNT = AT.waitCount;
+const WAIT_MAX = AT.waitMax;
+const HOLD_COUNT = AT.holdCount;
+const HOLD_MAX = AT.holdMax;
 
 export function secondSchema(histBytes: number) {
   return {
     t: [Float64Array, 1],
-    intervalMs: F32,
-    cap: F32,
-    inUse: F32,
-    available: F32,
-    waiters: F32,
-    oldestWaitMs: F32,
-    longestHoldMs: F32,
-    acquired: F32,
-    released: F32,
-    timeouts: F32,
-    rejections: F32,
-    aborts: F32,
-    doubleReleases: F32,
-    leaseExpiries: F32,
-    waitCount: F32,
-    waitP50: F32,
-    waitP90: F32,
-    waitP99: F32,
-    waitMax: F32,
-    holdCount: F32,
-    holdP50: F32,
-    holdP90: F32,
-    holdP99: F32,
-    holdMax: F32,
+    v: [Float32Array, STRIDE],
     waitHist: [Uint8Array, histBytes],
     holdHist: [Uint8Array, histBytes],
   } as const;
@@ -74,22 +91,37 @@ export class SecondTier implements TierReader {
     const p = this.ring.append();
     const c = this.ring.cols;
     c.t[p] = t;
-    c.intervalMs[p] = intervalMs;
-    c.cap[p] = s.cap;
-    c.inUse[p] = s.inUse;
-    c.available[p] = s.available;
-    c.waiters[p] = s.waiters;
-    c.oldestWaitMs[p] = s.oldestWaitMs;
-    c.longestHoldMs[p] = s.longestHoldMs;
-    c.acquired[p] = s.acquired;
-    c.released[p] = s.released;
-    c.timeouts[p] = s.timeouts;
-    c.rejections[p] = s.rejections;
-    c.aborts[p] = s.aborts;
-    c.doubleReleases[p] = s.doubleReleases;
-    c.leaseExpiries[p] = s.leaseExpiries;
-    this.writeSummary(p, "wait", s.waitMs);
-    this.writeSummary(p, "hold", s.holdMs);
+    const v = c.v;
+    const o = p * STRIDE;
+    // VALUES order.
+    v[o] = intervalMs;
+    v[o + 1] = s.cap;
+    v[o + 2] = s.inUse;
+    v[o + 3] = s.available;
+    v[o + 4] = s.waiters;
+    v[o + 5] = s.oldestWaitMs;
+    v[o + 6] = s.longestHoldMs;
+    v[o + 7] = s.acquired;
+    v[o + 8] = s.released;
+    v[o + 9] = s.timeouts;
+    v[o + 10] = s.rejections;
+    v[o + 11] = s.aborts;
+    v[o + 12] = s.doubleReleases;
+    v[o + 13] = s.leaseExpiries;
+    const w = s.waitMs;
+    v[o + 14] = w.count;
+    v[o + 15] = w.p50;
+    v[o + 16] = w.p90;
+    v[o + 17] = w.p99;
+    v[o + 18] = w.max;
+    const h = s.holdMs;
+    v[o + 19] = h.count;
+    v[o + 20] = h.p50;
+    v[o + 21] = h.p90;
+    v[o + 22] = h.p99;
+    v[o + 23] = h.max;
+    packSparse(w.hist, c.waitHist, p * this.histBytes, this.histBytes);
+    packSparse(h.hist, c.holdHist, p * this.histBytes, this.histBytes);
   }
 
   range(fromT: number, toT: number): readonly [number, number] {
@@ -108,52 +140,37 @@ export class SecondTier implements TierReader {
   writeRow(i: number, win: MutableWindow<ColumnarWindow>, j: number): void {
     const c = this.ring.cols;
     const p = this.ring.phys(i);
+    const v = c.v;
+    const o = p * STRIDE;
     win.t[j] = c.t[p];
-    win.intervalMs[j] = c.intervalMs[p];
-    for (const g of GAUGES) win[g][j] = c[g][p];
-    win.inUseMax[j] = c.inUse[p];
-    win.waitersMax[j] = c.waiters[p];
-    const perSec = 1000 / c.intervalMs[p];
-    for (const k of COUNTERS) win[RATE_COLUMN[k]][j] = c[k][p] * perSec;
-    win.waitCount[j] = c.waitCount[p];
-    win.waitP50[j] = c.waitP50[p];
-    win.waitP90[j] = c.waitP90[p];
-    win.waitP99[j] = c.waitP99[p];
-    win.waitMax[j] = c.waitMax[p];
-    win.holdCount[j] = c.holdCount[p];
-    win.holdP50[j] = c.holdP50[p];
-    win.holdP90[j] = c.holdP90[p];
-    win.holdP99[j] = c.holdP99[p];
-    win.holdMax[j] = c.holdMax[p];
+    const intervalMs = v[o + AT.intervalMs];
+    win.intervalMs[j] = intervalMs;
+    for (let g = 0; g < GAUGES.length; g++) win[GAUGES[g]][j] = v[o + GAUGE_AT[g]];
+    win.inUseMax[j] = v[o + AT.inUse];
+    win.waitersMax[j] = v[o + AT.waiters];
+    const perSec = 1000 / intervalMs;
+    for (let k = 0; k < COUNTERS.length; k++) win[RATE_OF[k]][j] = v[o + COUNTER_AT[k]] * perSec;
+    win.waitCount[j] = v[o + WAIT_COUNT];
+    win.waitP50[j] = v[o + AT.waitP50];
+    win.waitP90[j] = v[o + AT.waitP90];
+    win.waitP99[j] = v[o + AT.waitP99];
+    win.waitMax[j] = v[o + WAIT_MAX];
+    win.holdCount[j] = v[o + HOLD_COUNT];
+    win.holdP50[j] = v[o + AT.holdP50];
+    win.holdP90[j] = v[o + AT.holdP90];
+    win.holdP99[j] = v[o + AT.holdP99];
+    win.holdMax[j] = v[o + HOLD_MAX];
   }
 
   addHist(i: number, kind: HistKind, acc: HistAccumulator): void {
     const c = this.ring.cols;
     const p = this.ring.phys(i);
-    if (kind === "wait") acc.addPacked(c.waitHist, p * this.histBytes, this.histBytes, c.waitCount[p], c.waitMax[p]);
-    else acc.addPacked(c.holdHist, p * this.histBytes, this.histBytes, c.holdCount[p], c.holdMax[p]);
+    const o = p * STRIDE;
+    if (kind === "wait") acc.addPacked(c.waitHist, p * this.histBytes, this.histBytes, c.v[o + WAIT_COUNT], c.v[o + WAIT_MAX]);
+    else acc.addPacked(c.holdHist, p * this.histBytes, this.histBytes, c.v[o + HOLD_COUNT], c.v[o + HOLD_MAX]);
   }
 
   bytes(): number {
     return this.ring.bytes();
-  }
-
-  private writeSummary(p: number, kind: HistKind, s: Summary): void {
-    const c = this.ring.cols;
-    if (kind === "wait") {
-      c.waitCount[p] = s.count;
-      c.waitP50[p] = s.p50;
-      c.waitP90[p] = s.p90;
-      c.waitP99[p] = s.p99;
-      c.waitMax[p] = s.max;
-      packSparse(s.hist, c.waitHist, p * this.histBytes, this.histBytes);
-    } else {
-      c.holdCount[p] = s.count;
-      c.holdP50[p] = s.p50;
-      c.holdP90[p] = s.p90;
-      c.holdP99[p] = s.p99;
-      c.holdMax[p] = s.max;
-      packSparse(s.hist, c.holdHist, p * this.histBytes, this.histBytes);
-    }
   }
 }

@@ -9,6 +9,7 @@
 // with the 1s points it is supposed to sum. A clock stepping backwards therefore pauses the series
 // until sample time passes the last accepted t.
 
+import { LatestSample } from "../protocol/latest-sample.js";
 import type { Sample, Summary } from "../protocol/types.js";
 import { readWindow, type ColumnarWindow, type HistKind, type Tier, type TierReader } from "./columnar-window.js";
 import { HistAccumulator } from "./hist-accumulator.js";
@@ -20,7 +21,8 @@ export class SemaphoreHistory {
   readonly options: Readonly<Required<SemaphoreHistoryOptions>>;
   private readonly second: SecondTier;
   private readonly minute: MinuteTier;
-  private last: Sample | null = null;
+  /** The last accepted sample as numbers (latest-sample.ts: the wire object is not kept). */
+  private readonly last = new LatestSample();
   private lastT = -Infinity;
   private ignoredCount = 0;
 
@@ -45,7 +47,7 @@ export class SemaphoreHistory {
       return false;
     }
     this.lastT = t;
-    this.last = sample;
+    this.last.set(sample);
     this.second.append(sample, t, intervalMs);
     this.minute.add(sample, t, intervalMs);
     return true;
@@ -84,14 +86,14 @@ export class SemaphoreHistory {
     return tier === "1s" ? this.second : this.minute;
   }
 
-  /** The last accepted sample, as pushed (do not mutate it). */
+  /** The last accepted sample, equal to the one pushed (do not mutate it). */
   latest(): Sample | null {
-    return this.last;
+    return this.last.get();
   }
 
   /** t of the last accepted sample, or null. */
   latestT(): number | null {
-    return this.last === null ? null : this.lastT;
+    return this.last.present ? this.lastT : null;
   }
 
   /** Samples ignored as late or duplicate. */
