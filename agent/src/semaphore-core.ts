@@ -11,6 +11,7 @@
 // had no reading of their own and cost microseconds anyway (a waiter's timer or abort, a
 // rejection that builds an Error, a double release) read the clock for it.
 import { DenseHist } from "../../shared/histogram.js";
+import { type SemaphoreCounters, zeroCounters } from "./counters.js";
 import { abortReason, SemaphoreTimeoutError } from "./errors.js";
 import { FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "./flight-recorder.js";
 import { captureStack, EXPIRED, formatStack, HELD, HolderList, Permit, type PermitOwner, RELEASED, type StackCapture } from "./permit.js";
@@ -33,15 +34,7 @@ function captureSettle(resolve: Waiter["settle"]): void {
   captured = resolve;
 }
 
-export interface SemaphoreCounters {
-  acquired: number;
-  released: number;
-  timeouts: number;
-  rejections: number;
-  aborts: number;
-  doubleReleases: number;
-  leaseExpiries: number;
-}
+export type { SemaphoreCounters };
 
 export abstract class SemaphoreCore implements PermitOwner {
   abstract readonly name: string;
@@ -59,7 +52,7 @@ export abstract class SemaphoreCore implements PermitOwner {
   protected readonly watching: boolean;
   protected watchTimer: ReturnType<typeof setTimeout> | undefined;
 
-  protected readonly total: SemaphoreCounters = { acquired: 0, released: 0, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0 };
+  protected readonly total: SemaphoreCounters = zeroCounters();
   protected readonly waitHist = new DenseHist();
   protected readonly holdHist = new DenseHist();
   /** Grants that waited 0: a counter here, folded into waitHist when sampled. */

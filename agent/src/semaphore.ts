@@ -17,6 +17,7 @@ import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIME
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
+import { takeIntervalCounts, zeroCounters } from "./counters.js";
 import { RATE_WINDOW_GRANTS, SemaphoreCore, type SemaphoreCounters } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
 
@@ -52,7 +53,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
 
   private readonly stacks: boolean;
   private waiterSeq = 0;
-  private readonly lastSampled: SemaphoreCounters = { ...this.total };
+  private readonly lastSampled: SemaphoreCounters = zeroCounters();
 
   constructor(options: SemaphoreOptions) {
     const o = normalize(options);
@@ -244,8 +245,6 @@ export class Semaphore extends SemaphoreCore implements Tracked {
 
   sample(nowEpochMs: number): Sample {
     const now = performance.now();
-    const t = this.total;
-    const l = this.lastSampled;
     const head = this.holders.head;
     this.waitHist.recordZero(this.immediateGrants);
     this.immediateGrants = 0;
@@ -256,18 +255,11 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       available: this.avail,
       waiters: this.queue.size,
       oldestWaitMs: this.oldestWaitMs(now),
-      acquired: t.acquired - l.acquired,
-      released: t.released - l.released,
-      timeouts: t.timeouts - l.timeouts,
-      rejections: t.rejections - l.rejections,
-      aborts: t.aborts - l.aborts,
-      doubleReleases: t.doubleReleases - l.doubleReleases,
-      leaseExpiries: t.leaseExpiries - l.leaseExpiries,
+      ...takeIntervalCounts(this.total, this.lastSampled),
       waitMs: this.waitHist.summary(),
       holdMs: this.holdHist.summary(),
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
     };
-    Object.assign(l, t);
     this.waitHist.reset();
     this.holdHist.reset();
     // A quiet interval goes back to timing every hold exactly.

@@ -6,6 +6,7 @@
 import { DenseHist } from "../../../shared/histogram.js";
 import type { Sample, SemaphoreInfo, WireQueueMode } from "../../../shared/protocol/types.js";
 import { DEFAULT_FLIGHT_CAPACITY, flightRecorderOption, FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "../flight-recorder.js";
+import { type SemaphoreCounters, takeIntervalCounts, zeroCounters } from "../counters.js";
 import { checkDuration, checkName, checkPositiveInt } from "../options.js";
 import { captureStack, formatStack, type StackCapture } from "../permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "../registry.js";
@@ -53,15 +54,8 @@ export interface AdapterSnapshot {
   holders: AdapterHolder[];
 }
 
-export interface AdapterCounters {
-  acquired: number;
-  released: number;
-  timeouts: number;
-  rejections: number;
-  aborts: number;
-  doubleReleases: number;
-  leaseExpiries: number;
-}
+/** The same running totals as a Semaphore's. */
+export type AdapterCounters = SemaphoreCounters;
 
 /** What instrument() returns. */
 export interface InstrumentHandle extends Tracked {
@@ -177,8 +171,8 @@ export class AdapterCore implements InstrumentHandle {
   private readonly waits = new Set<Wait>();
   private readonly holds = new Set<Hold>();
   private seq = 0;
-  private readonly total: AdapterCounters = { acquired: 0, released: 0, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0 };
-  private readonly last: AdapterCounters = { ...this.total };
+  private readonly total: AdapterCounters = zeroCounters();
+  private readonly last: AdapterCounters = zeroCounters();
   private readonly waitHist = new DenseHist();
   private readonly holdHist = new DenseHist();
   private watchTimer: ReturnType<typeof setTimeout> | undefined;
@@ -395,11 +389,9 @@ export class AdapterCore implements InstrumentHandle {
     return { ...this.total };
   }
 
-  sample(nowEpochMs: number): Sample {
+  sample(): Sample {
     const now = performance.now();
     const g = this.cfg.gauges();
-    const t = this.total;
-    const l = this.last;
     const s: Sample = {
       id: this.id,
       cap: g.cap,
@@ -408,21 +400,13 @@ export class AdapterCore implements InstrumentHandle {
       available: g.cap - g.inUse,
       waiters: g.waiters,
       oldestWaitMs: this.oldestWaitMs(now, g.waiters),
-      acquired: t.acquired - l.acquired,
-      released: t.released - l.released,
-      timeouts: t.timeouts - l.timeouts,
-      rejections: t.rejections - l.rejections,
-      aborts: t.aborts - l.aborts,
-      doubleReleases: t.doubleReleases - l.doubleReleases,
-      leaseExpiries: t.leaseExpiries - l.leaseExpiries,
+      ...takeIntervalCounts(this.total, this.last),
       waitMs: this.waitHist.summary(),
       holdMs: this.holdHist.summary(),
       longestHoldMs: this.longestHoldMs(now),
     };
-    Object.assign(l, t);
     this.waitHist.reset();
     this.holdHist.reset();
-    void nowEpochMs;
     return s;
   }
 

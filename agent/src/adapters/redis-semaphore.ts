@@ -77,8 +77,8 @@ class RedisSemaphoreAdapter extends AdapterCore {
     return { ...base, scope: "global", leaseTimeoutMs: this.st?.lockTimeoutMs ?? null };
   }
 
-  override sample(nowEpochMs: number): Sample {
-    const s = super.sample(nowEpochMs);
+  override sample(): Sample {
+    const s = super.sample();
     const st = this.st;
     if (st === undefined) return s;
     s.leaseExpiries = st.leaseExpiries - st.lastLeaseExpiries;

@@ -1,0 +1,31 @@
+// The seven counters a Sample reports per interval, kept as running totals by the Semaphore and by
+// every adapter alike; a sample reports each total's growth since the previous sample.
+
+export interface SemaphoreCounters {
+  acquired: number;
+  released: number;
+  timeouts: number;
+  rejections: number;
+  aborts: number;
+  doubleReleases: number;
+  leaseExpiries: number;
+}
+
+export function zeroCounters(): SemaphoreCounters {
+  return { acquired: 0, released: 0, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0 };
+}
+
+/** What each total grew by since `last`, then `last` catches up: once per sample, never per grant. */
+export function takeIntervalCounts(total: Readonly<SemaphoreCounters>, last: SemaphoreCounters): SemaphoreCounters {
+  const d: SemaphoreCounters = {
+    acquired: total.acquired - last.acquired,
+    released: total.released - last.released,
+    timeouts: total.timeouts - last.timeouts,
+    rejections: total.rejections - last.rejections,
+    aborts: total.aborts - last.aborts,
+    doubleReleases: total.doubleReleases - last.doubleReleases,
+    leaseExpiries: total.leaseExpiries - last.leaseExpiries,
+  };
+  Object.assign(last, total);
+  return d;
+}
