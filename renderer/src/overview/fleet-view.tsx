@@ -12,21 +12,16 @@ import { StatusBadge, UtilBar } from "../app/widgets.js";
 import { matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
 import { fleetRows, sortFleetRows, type FleetRow } from "../logic/fleet-rows.js";
 import { fmtCount, fmtDuration } from "../logic/format.js";
-import { nextSort, SORT_LABEL, type SortKey, type SortSpec } from "../logic/sorting.js";
+import { nextSort, type SortKey, type SortSpec } from "../logic/sorting.js";
 import { countStatuses } from "../logic/status.js";
 import { ListToolbar } from "./list-toolbar.js";
 import { fleetMemory as memory } from "./overview-memory.js";
-import { ROW_HEIGHT } from "./overview-rows.js";
+import { ROW_HEIGHT, sortButton } from "./overview-rows.js";
 import { useFilterRef } from "./overview-view.js";
 import { VirtualList } from "./virtual-list.js";
 
 function Head({ sort, onSort }: { sort: SortSpec; onSort: (k: SortKey) => void }) {
-  const h = (key: SortKey, label: string, cls: string) => (
-    <button className={`${cls} sortable ${sort.key === key ? "sorted" : ""}`} onClick={() => onSort(key)} title={`Sort by ${SORT_LABEL[key]}`}>
-      {label}
-      {sort.key === key && <span className="sort-arrow">{sort.dir === "asc" ? "▲" : "▼"}</span>}
-    </button>
-  );
+  const h = (key: SortKey, label: string, cls: string) => sortButton(sort, onSort, key, label, cls);
   return (
     <div className="grid-row grid-head" role="row">
       {h("name", "Service / semaphore", "c-name")}

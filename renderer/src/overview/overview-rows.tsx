@@ -13,16 +13,18 @@ import type { SparklinePainter } from "./sparkline-painter.js";
 
 export const ROW_HEIGHT = 34;
 
+/** A column heading that sorts by its key, showing the direction when it is the sorted one (overview and fleet). */
+export function sortButton(sort: SortSpec, onSort: (k: SortKey) => void, key: SortKey, label: string, cls: string) {
+  return (
+    <button className={`${cls} sortable ${sort.key === key ? "sorted" : ""}`} onClick={() => onSort(key)} title={`Sort by ${SORT_LABEL[key]}`}>
+      {label}
+      {sort.key === key && <span className="sort-arrow">{sort.dir === "asc" ? "▲" : "▼"}</span>}
+    </button>
+  );
+}
+
 export function ColumnHeader({ sort, onSort }: { sort: SortSpec; onSort: (k: SortKey) => void }) {
-  const h = (key: SortKey | null, label: string, cls: string) =>
-    key === null ? (
-      <span className={cls}>{label}</span>
-    ) : (
-      <button className={`${cls} sortable ${sort.key === key ? "sorted" : ""}`} onClick={() => onSort(key)} title={`Sort by ${SORT_LABEL[key]}`}>
-        {label}
-        {sort.key === key && <span className="sort-arrow">{sort.dir === "asc" ? "▲" : "▼"}</span>}
-      </button>
-    );
+  const h = (key: SortKey, label: string, cls: string) => sortButton(sort, onSort, key, label, cls);
   return (
     <div className="grid-row grid-head" role="row">
       {h("name", "Semaphore", "c-name")}
