@@ -40,6 +40,7 @@ const SEMAPHORES = AGENTS * PER_AGENT;
 const HISTORY_S = 3600;
 const DETAIL_KEY = semaphoreKey("svc-00", "inst-00", "sem-0");
 
+// Types are erased before page.evaluate serializes a callback, so the page-side code can name it too.
 interface Recorder {
   recording: boolean;
   apply: number[];
@@ -110,15 +111,6 @@ async function instrument(page: Page): Promise<void> {
       // The frames this delta caused have run by two frames later (unless the next delta closed it first).
       requestAnimationFrame(() => requestAnimationFrame(() => open === cur && close()));
     };
-    interface Recorder {
-      recording: boolean;
-      apply: number[];
-      react: number[];
-      frame: number[];
-      total: number[];
-      longtasks: number[];
-      loaf: string[];
-    }
   });
 }
 
@@ -133,15 +125,6 @@ const takeRecords = (page: Page): Promise<Recorder> =>
     const out = { ...w.__bench };
     Object.assign(w.__bench, { apply: [], react: [], frame: [], total: [], longtasks: [], loaf: [] });
     return out;
-    interface Recorder {
-      recording: boolean;
-      apply: number[];
-      react: number[];
-      frame: number[];
-      total: number[];
-      longtasks: number[];
-      loaf: string[];
-    }
   });
 
 /** Opens the detail view by hash and times its first chart drawn (and all four). */
