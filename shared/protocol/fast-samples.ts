@@ -1,12 +1,14 @@
 // A hand-written fast path for `samples`: the payload every agent sends every interval, and the
 // biggest (up to 1,000 items with two histograms each), which zod takes ~90 ms to check at full
 // size (this: under 1 ms). It accepts exactly what samplesBatchSchema accepts and builds what it
-// returns (fresh objects, unknown fields dropped, keys in schema order; the histogram arrays are
-// checked in place and kept, see hist()); for anything else, and anything unusual (a non-plain
+// returns (unknown fields dropped, keys in schema order: the input object itself when it is already
+// exactly that, see exactKeys(), else a fresh copy; the histogram arrays are checked in place and
+// kept, see hist()); for anything else, and anything unusual (a non-plain
 // object, an own key set to undefined, a throwing getter), it answers undefined and zod gives the
 // verdict and the reason (parsePayload for a whole batch, samples-check.ts item by item). A
 // differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
+import { sampleSchema, summarySchema } from "./schemas.js";
 import { LIMITS, type Sample, type SampleGlobal, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -51,13 +53,38 @@ function hist(v: unknown): SparseHist | undefined {
   return v as SparseHist;
 }
 
+/**
+ * Whether `v`'s enumerable keys are exactly `keys`, in that order: then the schema's output (its
+ * keys, in schema order, nothing dropped) is `v` itself, once each value is checked. Returning it
+ * rather than a copy is not only an allocation saved: a copy made while the parsed packet is still
+ * live points at its histogram arrays, and once V8 pretenures the copy's allocation site (it does,
+ * after a phase where batches wait in the hub's queues) every packet it points into survives to
+ * the old generation, ~1 KB per sample, and each young GC costs 3-4x as much.
+ */
+function exactKeys(v: Obj, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in v) {
+    if (k !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
+// The schema's own key lists, read on first use: schemas.ts imports this module, so at load time
+// its schemas may not exist yet.
+let summaryKeys: readonly string[] | undefined;
+let sampleKeys: readonly string[] | undefined;
+const SUMMARY_KEYS = (): readonly string[] => (summaryKeys ??= Object.keys(summarySchema.shape));
+// `global` is optional and comes last: a sample that has one is copied (sampleGlobal()).
+const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => k !== "global"));
+
 function summary(v: unknown): Summary | undefined {
   if (!plain(v)) return FAIL;
   const { count: n, p50, p90, p99, max } = v;
   if (!count(n) || !amount(p50) || !amount(p90) || !amount(p99) || !amount(max)) return FAIL;
   const h = hist(v.hist);
   if (h === undefined) return FAIL;
-  return { count: n, p50, p90, p99, max, hist: h };
+  return exactKeys(v, SUMMARY_KEYS()) ? (v as unknown as Summary) : { count: n, p50, p90, p99, max, hist: h };
 }
 
 /** A list of wire strings, copied (zod returns a fresh array too). */
@@ -89,6 +116,8 @@ export function fastSample(v: unknown): Sample | undefined {
   if (waitMs === undefined) return FAIL;
   const holdMs = summary(v.holdMs);
   if (holdMs === undefined || !amount(longestHoldMs)) return FAIL;
+  // As the schema returns it already (the usual case: agents send keys in schema order).
+  if (waitMs === v.waitMs && holdMs === v.holdMs && exactKeys(v, SAMPLE_KEYS())) return v as unknown as Sample;
   const out: Sample = { id, cap, inUse, available, waiters, oldestWaitMs, acquired, released, timeouts, rejections, aborts, doubleReleases, leaseExpiries, waitMs, holdMs, longestHoldMs };
   // Optional (global semaphores only); an own key set to undefined is left to zod, as for `dropped`.
   if (v.global === undefined) return "global" in v ? FAIL : out;

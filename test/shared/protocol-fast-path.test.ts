@@ -163,4 +163,21 @@ describe("the samples fast path against zod", () => {
     expectSame(r, expected);
   });
   // How much cheaper the fast path is: bench:hub (bench/hub/parse-cost.ts).
+
+  it("keeps an item already in schema shape as the object it was sent as, and copies one that is not", () => {
+    // The hub keeps what it is sent no longer than it has to (fast-samples.ts exactKeys: why).
+    const summaryOf = () => ({ count: 2, p50: 1, p90: 2, p99: 2, max: 2, hist: [[10, 1], [12, 1]] });
+    const exact = { id: "db", cap: 4, inUse: 1, available: 3, waiters: 0, oldestWaitMs: 0, acquired: 2, released: 2, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0, waitMs: summaryOf(), holdMs: summaryOf(), longestHoldMs: 5 };
+    const { id, ...rest } = exact;
+    const reordered = { ...rest, id };
+    const extra = { ...exact, note: "dropped" };
+    const data = wire({ seq: 1, t: 1, intervalMs: 1000, items: [exact, reordered, extra] });
+    const kept = fastSamplesBatch(data)!;
+    expect(kept.items[0]).toBe(data.items[0]);
+    expect(kept.items[1]).not.toBe(data.items[1]);
+    expect(Object.keys(kept.items[1])).toEqual(Object.keys(exact));
+    expect(kept.items[2]).not.toBe(data.items[2]);
+    expect(kept.items[2]).toStrictEqual(exact);
+    expectSame({ ok: true, value: kept }, reference(data));
+  });
 });
