@@ -15,14 +15,13 @@ const spawnChild = (file: string, env: Record<string, string>, execArgv: string[
 
 async function runOnce(kind: "hub" | "bare", round: number, hourToo: boolean): Promise<RunResult> {
   const total = config.agents * config.semaphoresPerAgent;
-  // BENCH_CPU_PROF=<dir>: V8 CPU profiles of each server child, written as it exits, in
-  // <dir>/<kind>-<round>/. Node's own names: with one --cpu-prof-name, tsx's loader thread wrote
-  // its (idle) profile over the main thread's.
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each server child over its measured window only
+  // (not start-up, connecting or the hour of history), as <dir>/<kind>-<round>.cpuprofile.
   const prof = process.env.BENCH_CPU_PROF;
-  const profArgs = prof === undefined || prof === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${prof}/${kind}-${round + 1}`];
+  const profEnv: Record<string, string> = prof === undefined || prof === "" ? {} : { BENCH_PROFILE_FILE: `${prof}/${kind}-${round + 1}.cpuprofile` };
   // BENCH_SERVER_NODE_ARGS: more node flags for the server children (e.g. "--trace-gc").
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
-  const server = spawnChild(`./server-${kind}.ts`, { BENCH_TOTAL_SEMAPHORES: String(total) }, ["--expose-gc", ...profArgs, ...extra]);
+  const server = spawnChild(`./server-${kind}.ts`, { BENCH_TOTAL_SEMAPHORES: String(total), ...profEnv }, ["--expose-gc", ...extra]);
   const { url } = await server.next("listening", 60_000);
   server.send("report");
   const idle = (await server.next("report", 30_000)) as ServerReport;
