@@ -106,8 +106,33 @@ export function addSparseInto(counts: Float64Array, hist: SparseHist): number {
   return mass;
 }
 
-/** Packs a wire histogram into the slot `out[off .. off+size)`. */
+/**
+ * Packs a wire histogram into the slot `out[off .. off+size)`. A wire histogram is normally
+ * ascending in bucket (the protocol requires it): its non-empty pairs are then the packer's input
+ * as they are, without a pass over all 256 buckets and a clear of them, which cost more than the
+ * rest of storing a sample. Anything else (unsorted, repeated, malformed) goes through dense counts.
+ */
 export function packSparse(hist: SparseHist, out: Uint8Array, off: number, size: number): void {
+  let n = 0;
+  let mass = 0;
+  let prev = -1;
+  for (let i = 0; i < hist.length; i++) {
+    const b = hist[i][0];
+    const c = hist[i][1];
+    if (!(Number.isInteger(b) && b > prev && b < BUCKETS)) return packSparseDense(hist, out, off, size);
+    prev = b;
+    // As addSparseInto: a count that is not finite and > 0 is skipped.
+    if (c > 0 && Number.isFinite(c)) {
+      nzB[n] = b;
+      nzC[n] = c;
+      mass += c;
+      n++;
+    }
+  }
+  writeSlot(n, mass, out, off, size);
+}
+
+function packSparseDense(hist: SparseHist, out: Uint8Array, off: number, size: number): void {
   addSparseInto(dense, hist);
   packDense(dense, out, off, size);
   dense.fill(0);
@@ -126,6 +151,11 @@ export function packDense(counts: ArrayLike<number>, out: Uint8Array, off: numbe
       n++;
     }
   }
+  writeSlot(n, mass, out, off, size);
+}
+
+/** Writes the slot from the first `n` entries of nzB / nzC (ascending buckets, counts > 0). */
+function writeSlot(n: number, mass: number, out: Uint8Array, off: number, size: number): void {
   out.fill(0, off, off + size);
   if (n === 0) return;
   if (n <= (size - 1) >> 1) writePairs(n, out, off);

@@ -70,6 +70,24 @@ describe("count codes", () => {
 });
 
 describe("packed histograms", () => {
+  it("packs a wire histogram exactly as its dense counts would be packed, sorted or not, malformed pairs skipped", () => {
+    // packSparse takes an ascending histogram's pairs as they are; anything else goes through dense counts.
+    const pair = fc.tuple(fc.oneof(fc.integer({ min: 0, max: BUCKETS - 1 }), fc.constantFrom(-1, 256, 1.5, NaN)), fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.constantFrom(-1, 0, Infinity, NaN, 0.5)));
+    const anyHist = fc.oneof(histArb(12, 5000), fc.array(pair, { maxLength: 14 }));
+    fc.assert(
+      fc.property(anyHist, fc.integer({ min: 5, max: 32 }), (hist, size) => {
+        const fast = new Uint8Array(size + 4).fill(7);
+        packSparse(hist as SparseHist, fast, 2, size);
+        const dense = new Float64Array(BUCKETS);
+        for (const [b, c] of hist) if (Number.isInteger(b) && b >= 0 && b < BUCKETS && c > 0 && Number.isFinite(c)) dense[b] += c;
+        const ref = new Uint8Array(size + 4).fill(7);
+        packDense(dense, ref, 2, size);
+        expect([...fast]).toEqual([...ref]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("hold a histogram with few buckets exactly (small counts) and its shape within 1/32 (any counts)", () => {
     fc.assert(
       fc.property(fc.integer({ min: 5, max: 32 }), histArb(15, 31), (size, hist) => {
