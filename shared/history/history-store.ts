@@ -35,13 +35,28 @@ export const DEFAULT_MAX_SEMAPHORES = 10_000;
 export const DEFAULT_MAX_HISTORY_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_MIN_IDLE_MS = 60_000;
 
-/** A history in the recency list (least recently updated at the head). */
-interface Node {
-  readonly key: string;
-  readonly history: SemaphoreHistory;
+/**
+ * A history held, and when it was last updated: a handle the hub keeps per semaphore (pushTo), so
+ * a sample costs no key lookup. Once the store drops it (evicted, deleted) `alive` is false and it
+ * lets go of the history, so a handle kept somewhere does not keep the memory the bound freed.
+ */
+export class HistoryEntry {
   updatedAt: number;
-  prev: Node | null;
-  next: Node | null;
+  /** Push order: the recency order (ties of updatedAt included) without relinking a list per sample. */
+  stamp: number;
+  alive = true;
+  history: SemaphoreHistory | null;
+
+  constructor(
+    readonly key: string,
+    history: SemaphoreHistory,
+    now: number,
+    stamp: number,
+  ) {
+    this.history = history;
+    this.updatedAt = now;
+    this.stamp = stamp;
+  }
 }
 
 export class HistoryStore {
@@ -52,9 +67,16 @@ export class HistoryStore {
   readonly minIdleMs: number;
   private readonly historyOptions: SemaphoreHistoryOptions | undefined;
   private readonly now: () => number;
-  private readonly byKey = new Map<string, Node>();
-  private head: Node | null = null;
-  private tail: Node | null = null;
+  private readonly byKey = new Map<string, HistoryEntry>();
+  private stamps = 0;
+  /**
+   * Eviction candidates, least recently updated first (by stamp), from one scan: an entry pushed
+   * since then has a later stamp than every candidate, so the first candidate still in place (alive,
+   * stamp unchanged) is the least recently updated of all. Rebuilt when used up.
+   */
+  private candidates: (HistoryEntry | undefined)[] = [];
+  private candidateStamps: number[] = [];
+  private nextCandidate = 0;
   private evictedCount = 0;
   private refusedCount = 0;
 
@@ -77,36 +99,40 @@ export class HistoryStore {
   /**
    * Records a sample for `key`, creating its history if there is room (or an idle one to evict).
    * Returns SemaphoreHistory.push's answer: false for a late or duplicate sample, and for a key
-   * refused for want of room. O(1).
+   * refused for want of room. O(1) (amortized, when it evicts).
    */
   push(key: string, sample: Sample, t: number, intervalMs: number): boolean {
     const now = this.now();
-    let node = this.byKey.get(key);
-    if (node === undefined) {
-      if (this.byKey.size >= this.capacity) {
-        const oldest = this.head;
-        if (oldest === null || now - oldest.updatedAt < this.minIdleMs) {
-          this.refusedCount++;
-          return false;
-        }
-        this.remove(oldest);
-        this.evictedCount++;
+    const entry = this.byKey.get(key);
+    if (entry !== undefined) return this.update(entry, sample, t, intervalMs, now);
+    if (this.byKey.size >= this.capacity) {
+      const oldest = this.leastRecent();
+      if (oldest === undefined || now - oldest.updatedAt < this.minIdleMs) {
+        this.refusedCount++;
+        return false;
       }
-      node = { key, history: new SemaphoreHistory(this.historyOptions), updatedAt: now, prev: null, next: null };
-      this.byKey.set(key, node);
-      this.append(node);
-    } else {
-      node.updatedAt = now;
-      if (node !== this.tail) {
-        this.unlink(node);
-        this.append(node);
-      }
+      this.remove(oldest);
+      this.candidates[this.nextCandidate++] = undefined;
+      this.evictedCount++;
     }
-    return node.history.push(sample, t, intervalMs);
+    const history = new SemaphoreHistory(this.historyOptions);
+    this.byKey.set(key, new HistoryEntry(key, history, now, ++this.stamps));
+    return history.push(sample, t, intervalMs);
+  }
+
+  /** push() through a handle from entry(): no key lookup. A handle no longer alive pushes by its key. */
+  pushTo(entry: HistoryEntry, sample: Sample, t: number, intervalMs: number): boolean {
+    if (!entry.alive) return this.push(entry.key, sample, t, intervalMs);
+    return this.update(entry, sample, t, intervalMs, this.now());
+  }
+
+  /** The handle of `key`'s history, if held. */
+  entry(key: string): HistoryEntry | undefined {
+    return this.byKey.get(key);
   }
 
   get(key: string): SemaphoreHistory | undefined {
-    return this.byKey.get(key)?.history;
+    return this.byKey.get(key)?.history ?? undefined;
   }
 
   has(key: string): boolean {
@@ -115,17 +141,19 @@ export class HistoryStore {
 
   /** Drops a history (e.g. its agent unregistered the semaphore). Not counted as an eviction. */
   delete(key: string): boolean {
-    const node = this.byKey.get(key);
-    if (node === undefined) return false;
-    this.remove(node);
+    const entry = this.byKey.get(key);
+    if (entry === undefined) return false;
+    this.remove(entry);
+    // The candidates may hold it (and, until rebuilt, others deleted after it): start afresh.
+    this.candidates = [];
+    this.candidateStamps = [];
+    this.nextCandidate = 0;
     return true;
   }
 
   /** Keys held, least recently updated first. */
   keys(): string[] {
-    const out: string[] = [];
-    for (let n = this.head; n !== null; n = n.next) out.push(n.key);
-    return out;
+    return [...this.byKey.values()].sort((a, b) => a.stamp - b.stamp).map((e) => e.key);
   }
 
   get size(): number {
@@ -144,7 +172,7 @@ export class HistoryStore {
 
   bytes(): number {
     let n = 0;
-    for (const node of this.byKey.values()) n += node.history.bytes();
+    for (const entry of this.byKey.values()) n += entry.history!.bytes();
     return n;
   }
 
@@ -161,30 +189,37 @@ export class HistoryStore {
   private pick(keys: Iterable<string>): SemaphoreHistory[] {
     const out: SemaphoreHistory[] = [];
     for (const k of new Set(keys)) {
-      const node = this.byKey.get(k);
-      if (node !== undefined) out.push(node.history);
+      const entry = this.byKey.get(k);
+      if (entry?.history) out.push(entry.history);
     }
     return out;
   }
 
-  private remove(node: Node): void {
-    this.byKey.delete(node.key);
-    this.unlink(node);
+  private update(entry: HistoryEntry, sample: Sample, t: number, intervalMs: number, now: number): boolean {
+    entry.updatedAt = now;
+    entry.stamp = ++this.stamps;
+    return entry.history!.push(sample, t, intervalMs);
   }
 
-  private append(node: Node): void {
-    node.prev = this.tail;
-    node.next = null;
-    if (this.tail === null) this.head = node;
-    else this.tail.next = node;
-    this.tail = node;
+  /** The least recently updated entry (O(1) amortized: one sorted scan per `size` evictions). */
+  private leastRecent(): HistoryEntry | undefined {
+    for (;;) {
+      while (this.nextCandidate < this.candidates.length) {
+        const c = this.candidates[this.nextCandidate];
+        if (c !== undefined && c.alive && c.stamp === this.candidateStamps[this.nextCandidate]) return c;
+        this.nextCandidate++;
+      }
+      if (this.byKey.size === 0) return undefined;
+      const sorted = [...this.byKey.values()].sort((a, b) => a.stamp - b.stamp);
+      this.candidates = sorted;
+      this.candidateStamps = sorted.map((c) => c.stamp);
+      this.nextCandidate = 0;
+    }
   }
 
-  private unlink(node: Node): void {
-    if (node.prev === null) this.head = node.next;
-    else node.prev.next = node.next;
-    if (node.next === null) this.tail = node.prev;
-    else node.next.prev = node.prev;
-    node.prev = node.next = null;
+  private remove(entry: HistoryEntry): void {
+    this.byKey.delete(entry.key);
+    entry.alive = false;
+    entry.history = null;
   }
 }

@@ -20,5 +20,5 @@ export {
   pickTier,
   type SemaphoreHistoryOptions,
 } from "./history-options.js";
-export { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SEMAPHORES, DEFAULT_MIN_IDLE_MS, HistoryStore, type HistoryStoreOptions } from "./history-store.js";
+export { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SEMAPHORES, DEFAULT_MIN_IDLE_MS, HistoryEntry, HistoryStore, type HistoryStoreOptions } from "./history-store.js";
 export { SemaphoreHistory } from "./semaphore-history.js";

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HISTORY_FULL_BYTES, historyFullBytes } from "../../../shared/history/history-options.js";
-import { HistoryStore } from "../../../shared/history/history-store.js";
+import { DEFAULT_MIN_IDLE_MS, HistoryStore } from "../../../shared/history/history-store.js";
 import { T0, bruteQuantile, sample, summaryOf } from "./helpers.js";
 
 const SEC = 1000;
@@ -56,6 +57,54 @@ describe("HistoryStore eviction", () => {
     expect(store.refused).toBe(rounds);
     expect(store.has(keys[100])).toBe(false);
     for (const k of keys.slice(0, 100)) expect(store.get(k)?.window("1s", T0, T0 + rounds * SEC).t.length).toBe(rounds);
+  });
+
+  it("evicts, refuses and orders exactly as a least-recently-updated list would, through keys and handles alike", () => {
+    // The reference: the list the store used to relink on every sample, least recently updated first.
+    type Op = { kind: "push" | "handle" | "delete"; key: number; advance: number };
+    const op = fc.record({ kind: fc.constantFrom<Op["kind"]>("push", "push", "handle", "delete"), key: fc.integer({ min: 0, max: 7 }), advance: fc.constantFrom(0, 0, 10 * SEC, 70 * SEC) });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 80 }), fc.integer({ min: 1, max: 5 }), (ops, max) => {
+        const { store, clock } = clocked({ maxSemaphores: max });
+        const list: { key: string; at: number }[] = [];
+        let evicted = 0;
+        let refused = 0;
+        const handles = new Map<string, ReturnType<HistoryStore["entry"]>>();
+        let t = T0;
+        for (const o of ops) {
+          clock.now += o.advance;
+          t += SEC;
+          const key = `k${o.key}`;
+          if (o.kind === "delete") {
+            const i = list.findIndex((e) => e.key === key);
+            expect(store.delete(key)).toBe(i >= 0);
+            if (i >= 0) list.splice(i, 1);
+            continue;
+          }
+          const i = list.findIndex((e) => e.key === key);
+          if (i >= 0) list.push(...list.splice(i, 1));
+          else if (list.length >= max && clock.now - list[0].at < DEFAULT_MIN_IDLE_MS) refused++;
+          else {
+            if (list.length >= max) {
+              list.shift();
+              evicted++;
+            }
+            list.push({ key, at: clock.now });
+          }
+          const held = list.some((e) => e.key === key);
+          if (held) list[list.length - 1].at = clock.now;
+          const handle = handles.get(key);
+          const ok = o.kind === "handle" && handle !== undefined ? store.pushTo(handle, sample(), t, SEC) : store.push(key, sample(), t, SEC);
+          expect(ok).toBe(held);
+          handles.set(key, store.entry(key));
+        }
+        expect(store.keys()).toEqual(list.map((e) => e.key));
+        expect([store.evicted, store.refused]).toEqual([evicted, refused]);
+        // A handle to a history no longer held lets go of it.
+        for (const [key, h] of handles) if (h !== undefined && !store.has(key)) expect([h.alive, h.history]).toEqual([false, null]);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("with no idle time required, is a plain least-recently-updated cache", () => {
