@@ -46,7 +46,7 @@ export function historyView(core: HubCore, key: string, q: WindowQuery): ViewRes
   const h = core.history.get(key);
   if (h === undefined) return { ok: false, error: `no history for ${key}`, status: 404 };
   const latest = h.latestT();
-  const interval = h.latest() === null ? 1000 : intervalOf(core, key);
+  const interval = h.latestT() === null ? 1000 : intervalOf(core, key);
   const r = range(q, latest, core.now(), interval);
   if (!r.ok) return r;
   return { ok: true, value: { key, window: toUiWindow(h.window(r.value.tier, r.value.from, r.value.to), q.columns) } };

@@ -15,8 +15,7 @@
 // Per semaphore-hour: 60 minute rows × 128 B = 7.5 KiB of 1m history. The 1s tier is a fixed
 // 15-minute window (7.6 KiB per minute of 1 s samples, 114 KiB at most). Rings grow by doubling up to
 // these sizes, so a semaphore that has reported for 5 minutes holds 71 KiB (14 KiB at first).
-// Not counted: JS object and typed-array headers (about 60 arrays, engine-dependent, a few KiB)
-// and the last sample kept for latest() (a LatestSample: ~200 B of numbers, more for big histograms).
+// Not counted: JS object and typed-array headers (about 60 arrays, engine-dependent, a few KiB).
 //
 // The packed histogram sizes are the knob (packed-hist.ts): 13 B holds up to 6 buckets exactly or a
 // 10-point sketch, 17 B up to 8 buckets or a 14-point sketch. Every closed minute's own p50/p90/p99

@@ -9,7 +9,6 @@
 // with the 1s points it is supposed to sum. A clock stepping backwards therefore pauses the series
 // until sample time passes the last accepted t.
 
-import { LatestSample } from "../protocol/latest-sample.js";
 import type { Sample, Summary } from "../protocol/types.js";
 import { readWindow, type ColumnarWindow, type HistKind, type Tier, type TierReader } from "./columnar-window.js";
 import { HistAccumulator } from "./hist-accumulator.js";
@@ -21,8 +20,6 @@ export class SemaphoreHistory {
   readonly options: Readonly<Required<SemaphoreHistoryOptions>>;
   private readonly second: SecondTier;
   private readonly minute: MinuteTier;
-  /** The last accepted sample as numbers (latest-sample.ts: the wire object is not kept). */
-  private readonly last = new LatestSample();
   private lastT = -Infinity;
   private ignoredCount = 0;
 
@@ -47,7 +44,6 @@ export class SemaphoreHistory {
       return false;
     }
     this.lastT = t;
-    this.last.set(sample);
     this.second.append(sample, t, intervalMs);
     this.minute.add(sample, t, intervalMs);
     return true;
@@ -86,14 +82,12 @@ export class SemaphoreHistory {
     return tier === "1s" ? this.second : this.minute;
   }
 
-  /** The last accepted sample, equal to the one pushed (do not mutate it). */
-  latest(): Sample | null {
-    return this.last.get();
-  }
-
-  /** t of the last accepted sample, or null. */
+  /**
+   * t of the last accepted sample, or null. (The sample itself is the engine's to keep, see
+   * SemaphoreTracker.last: one copy of its numbers per semaphore, not two.)
+   */
   latestT(): number | null {
-    return this.last.present ? this.lastT : null;
+    return this.lastT === -Infinity ? null : this.lastT;
   }
 
   /** Samples ignored as late or duplicate. */

@@ -1,7 +1,7 @@
 // A semaphore's latest sample held as numbers, rebuilt as a Sample only when someone reads it.
 //
-// Why: the hub keeps every semaphore's latest sample for one interval (the engine for status and
-// /api/state, the history for latest()). Keeping the parsed wire object (with its histograms'
+// Why: the hub keeps every semaphore's latest sample for one interval (the engine, for status,
+// /api/state and the fleet views). Keeping the parsed wire object (with its histograms'
 // arrays of pairs) that long has it copied by two young-generation GCs and promoted, for 10,000
 // semaphores a second: the hub's scavenges then took 40–90 ms. Copying its numbers into storage
 // reused from sample to sample lets the wire object die young. Readers (/api/state, /ui, metrics,

@@ -52,7 +52,7 @@ describe("/agent messages", () => {
     expect(state.hub.rejected).toBe(bad.length + 1);
     // Still serving, and the valid batch still goes in.
     expect(await request<AckAnswer>(s, "samples", batch(0))).toEqual({ ok: true, seq: 0 });
-    expect(hub.history.get(semaphoreKey("checkout", "web-1", "db"))?.latest()).not.toBeNull();
+    expect(hub.history.get(semaphoreKey("checkout", "web-1", "db"))?.latestT()).not.toBeNull();
   });
 
   it("counts unknown events and tolerates a missing ack", async () => {
@@ -63,7 +63,7 @@ describe("/agent messages", () => {
     s.emit("samples", batch(0)); // no ack callback
     s.emit("samples", { nonsense: true }); // refused, no ack callback
     await waitUntil(() => hub.state().hub.rejected === 3, "three refusals");
-    expect(hub.history.get("checkout/web-1/db")?.latest()).not.toBeNull();
+    expect(hub.history.get("checkout/web-1/db")?.latestT()).not.toBeNull();
     expect(await request<AckAnswer>(s, "samples", batch(1))).toEqual({ ok: true, seq: 1 });
   });
 
@@ -77,7 +77,7 @@ describe("/agent messages", () => {
     expect(await request<AckAnswer>(s, "samples", batch(1))).toEqual({ ok: true, seq: 1 });
     const h = hub.history.get("checkout/web-1/db")!;
     expect(h.window("1s", 0, Infinity).length).toBe(2);
-    expect(h.latest()?.inUse).toBe(2);
+    expect(h.window("1s", 0, Infinity).inUse.at(-1)).toBe(2);
     expect(hub.state().hub.rejected).toBe(0);
     // Across a reconnect the agent is resumed, its seqs remembered.
     s.disconnect();

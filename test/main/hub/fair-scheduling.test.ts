@@ -70,7 +70,7 @@ describe("the work budget", () => {
     // is read only while the budget is not below zero, and then charged; the last one is read
     // after all but at most 4 (one per connection, read together when the budget came back).
     expect(took).toBeGreaterThan((16 - 4) * 251 - 500);
-    expect(hub.history.get("multi/m3/s249")?.latest()).not.toBeNull();
+    expect(hub.history.get("multi/m3/s249")?.latestT()).not.toBeNull();
   }, 40_000);
 
   it("refuses, as over its rate, what a long-polling connection sends while over budget (it cannot be paused)", async () => {
@@ -97,7 +97,7 @@ describe("big batches in slices", () => {
     // The small one was sent second and answered first: it did not wait for the 1,000 items.
     expect(order).toEqual(["small", "big"]);
     expect(hub.state().semaphores.filter((s) => s.service === "bulk")).toHaveLength(1000);
-    expect(hub.history.get("bulk/b1/s999")?.latest()).not.toBeNull();
+    expect(hub.history.get("bulk/b1/s999")?.latestT()).not.toBeNull();
   });
 
   it("is answered in order per connection", async () => {
@@ -247,7 +247,7 @@ describe("a batch stored in slices", () => {
         }
       }
     }
-    return { alerts: core.engine.allAlerts().filter((a) => a.service === "sx").sort((a, b) => a.id.localeCompare(b.id)), latest: core.history.get("sx/x1/s3")?.latest() };
+    return { alerts: core.engine.allAlerts().filter((a) => a.service === "sx").sort((a, b) => a.id.localeCompare(b.id)), latest: core.history.get("sx/x1/s3")?.window("1s", -Infinity, Infinity) };
   }
 
   it("leaves the engine and the history exactly as the whole batch does", () => {
