@@ -2,7 +2,7 @@
 // arrives here already validated (agent-session.ts parses), is stamped with the hub clock, fed
 // to the engine, recorded, and marked for dashboards. Knows nothing of sockets or HTTP.
 import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../shared/alerts/index.js";
-import { HistoryStore } from "../../shared/history/index.js";
+import { HistoryStore, type HistoryEntry } from "../../shared/history/index.js";
 import {
   globalViews,
   LIMITS,
@@ -38,10 +38,24 @@ export interface AgentRecord {
   sampled: Set<string>;
   /** semaphoreKey(service, instance, id) by id, one string per semaphore (replaced with the identity). */
   keys: SemaphoreKeys;
+  /** What storing a sample needs of each semaphore, by id, found with one small lookup (replaced with the identity). */
+  slots: Map<string, SemaphoreSlot>;
   intervalMs: number;
   /** The connection speaking for it; a stale connection's close does not mark it down. */
   owner: number | undefined;
   disconnectedAt: number | null;
+}
+
+/**
+ * One semaphore of an agent as the store path sees it: its key, its counter totals and a handle on
+ * its history, so a sample costs one lookup in its agent's small map instead of one per structure
+ * in maps of every semaphore the hub holds (each a likely cache miss at 10,000 semaphores).
+ */
+export interface SemaphoreSlot {
+  readonly key: string;
+  readonly totals: Float64Array;
+  /** Undefined until its first sample is stored; no longer alive once the store dropped it. */
+  history: HistoryEntry | undefined;
 }
 
 /** Per-semaphore running totals of the sample counters, for /metrics. */
@@ -203,6 +217,7 @@ export class HubCore {
         ids: new Set(),
         sampled: new Set(),
         keys: new SemaphoreKeys(hello.service, hello.instance),
+        slots: new Map(),
         intervalMs: this.engine.thresholds.agentDown.defaultIntervalMs,
         owner: connection,
         disconnectedAt: null,
@@ -215,6 +230,7 @@ export class HubCore {
       rec.ids = new Set();
       rec.sampled = new Set();
       rec.keys = new SemaphoreKeys(hello.service, hello.instance);
+      rec.slots = new Map();
       this.changes.structural();
     }
     rec.owner = connection;
@@ -232,6 +248,8 @@ export class HubCore {
     this.record({ r: now, k: "register", a: rec.agentId, p: reg });
     rec.ids = new Set(reg.semaphores.map((s) => s.id));
     rec.sampled = new Set();
+    // A slot adds its id to rec.ids once, when made: made again, an id the register dropped is counted again.
+    rec.slots = new Map();
     for (const id of rec.ids) this.changes.key(rec.keys.key(id));
     this.changes.structural();
     this.applied(this.engine.register(rec.agentId, reg.semaphores, now), rec);
@@ -270,12 +288,16 @@ export class HubCore {
 
   /** StoreJob's part: history and totals for some of a batch's items. */
   storeItems(rec: AgentRecord, batch: SamplesBatch, items: readonly Sample[]): void {
+    const { t, intervalMs } = batch;
     for (const item of items) {
-      rec.ids.add(item.id);
-      const key = rec.keys.key(item.id);
-      this.history.push(key, item, batch.t, batch.intervalMs);
-      let tot = this.totals.get(key);
-      if (tot === undefined) this.totals.set(key, (tot = new Float64Array(COUNTER_FIELDS.length)));
+      const slot = rec.slots.get(item.id) ?? this.newSlot(rec, item.id);
+      const h = slot.history;
+      if (h !== undefined && h.alive) this.history.pushTo(h, item, t, intervalMs);
+      else {
+        this.history.push(slot.key, item, t, intervalMs);
+        slot.history = this.history.entry(slot.key);
+      }
+      const tot = slot.totals;
       // COUNTER_FIELDS order, written out: a keyed read per field costs more than the rest of this loop.
       tot[0] += item.acquired;
       tot[1] += item.released;
@@ -284,8 +306,18 @@ export class HubCore {
       tot[4] += item.aborts;
       tot[5] += item.doubleReleases;
       tot[6] += item.leaseExpiries;
-      this.changes.key(key);
+      this.changes.key(slot.key);
     }
+  }
+
+  private newSlot(rec: AgentRecord, id: string): SemaphoreSlot {
+    rec.ids.add(id);
+    const key = rec.keys.key(id);
+    let totals = this.totals.get(key);
+    if (totals === undefined) this.totals.set(key, (totals = new Float64Array(COUNTER_FIELDS.length)));
+    const slot: SemaphoreSlot = { key, totals, history: undefined };
+    rec.slots.set(id, slot);
+    return slot;
   }
 
   applyEngine(changes: AlertChange[], rec: AgentRecord): void {

@@ -54,6 +54,11 @@ interface AgentRecord {
   semaphores: Set<string>;
   /** Its semaphores' keys by id (one string per semaphore, not one per sample item). */
   readonly keys: SemaphoreKeys;
+  /**
+   * Trackers by id, as last found for this agent: a sample's lookup in a map of a few entries
+   * instead of the map of every semaphore. Checked on use (retired: look again).
+   */
+  readonly trackers: Map<string, SemaphoreTracker>;
 }
 
 interface Group {
@@ -69,6 +74,8 @@ export class AlertEngine {
   private readonly agentsByKey = new Map<string, Set<string>>();
   private readonly sems = new Map<string, SemaphoreTracker>();
   private readonly groups = new Map<string, Group>();
+  /** Whether the last trackerFor() made its tracker. */
+  private created = false;
 
   constructor(options: AlertEngineOptions = {}) {
     this.book = new AlertBook(options.maxResolved ?? DEFAULT_MAX_RESOLVED);
@@ -97,6 +104,7 @@ export class AlertEngine {
         lastSampleT: null,
         semaphores: new Set(),
         keys: new SemaphoreKeys(hello.service, hello.instance),
+        trackers: new Map(),
       };
       this.agentsById.set(agentId, a);
       const key = agentKey(a.service, a.instance);
@@ -154,7 +162,8 @@ export class AlertEngine {
     if (batch.intervalMs > 0) a.intervalMs = batch.intervalMs;
     a.lastSampleT = a.lastSampleT === null ? batch.t : Math.max(a.lastSampleT, batch.t);
     for (const item of batch.items) {
-      const { sem, created } = this.trackerFor(a, item.id, item.cap);
+      const sem = this.trackerFor(a, item.id, item.cap);
+      const created = this.created;
       const capBefore = sem.cap;
       if (!sem.sample(item, batch.t, batch.intervalMs, this.book, this.th)) continue;
       // Evaluated per item, so a batch split into several changes exactly the same way.
@@ -169,9 +178,9 @@ export class AlertEngine {
     if (a === undefined) return [];
     this.heard(a, now);
     for (const ev of batch.items) {
-      const { sem, created } = this.trackerFor(a, ev.id, 0);
+      const sem = this.trackerFor(a, ev.id, 0);
       sem.event(ev, this.book);
-      if (created) this.evalGroup(sem.groupKey, now);
+      if (this.created) this.evalGroup(sem.groupKey, now);
     }
     return this.book.drain();
   }
@@ -351,19 +360,31 @@ export class AlertEngine {
     return sem.groupKey;
   }
 
-  /** The tracker for an id in an agent's samples or events, created if never registered. */
-  private trackerFor(a: AgentRecord, id: string, cap: number): { sem: SemaphoreTracker; created: boolean } {
+  /**
+   * The tracker for an id in an agent's samples or events, created if never registered (then
+   * `created` is true until the next call: no result object per sample item).
+   */
+  private trackerFor(a: AgentRecord, id: string, cap: number): SemaphoreTracker {
+    this.created = false;
+    const cached = a.trackers.get(id);
+    if (cached !== undefined && !cached.retired) {
+      if (cached.agentId !== a.agentId) this.adopt(a, cached);
+      return cached;
+    }
     const key = a.keys.key(id);
     const sem = this.sems.get(key);
     if (sem !== undefined) {
       this.adopt(a, sem);
-      return { sem, created: false };
+      a.trackers.set(id, sem);
+      return sem;
     }
     const created = new SemaphoreTracker(a.agentId, a.service, a.instance, implicitInfo(id, cap), false, a.intervalMs);
     this.sems.set(key, created);
     a.semaphores.add(key);
     this.joinGroup(created);
-    return { sem: created, created: true };
+    a.trackers.set(id, created);
+    this.created = true;
+    return created;
   }
 
   /** A semaphore reported by another agent under the same name now belongs to the reporter. */

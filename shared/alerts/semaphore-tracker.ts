@@ -34,6 +34,9 @@ export function implicitInfo(id: string, cap: number): SemaphoreInfo {
   };
 }
 
+/** One SampleTime for every sample: the rules read it during their call and keep none of it. */
+const SAMPLE_TIME: { -readonly [K in keyof SampleTime]: SampleTime[K] } = { t: 0, intervalMs: 0, maxGapMs: 0 };
+
 export class SemaphoreTracker implements SemaphoreContext {
   readonly key: string;
   readonly target: AlertTarget;
@@ -48,6 +51,8 @@ export class SemaphoreTracker implements SemaphoreContext {
   private readonly latest = new LatestSample();
   lastT = -Infinity;
   intervalMs: number;
+  /** Dropped by the engine (retire()): a reference kept elsewhere must look it up again. */
+  retired = false;
 
   private readonly leak = new LeakRule();
   private readonly doubleRelease = new DoubleReleaseRule();
@@ -100,7 +105,10 @@ export class SemaphoreTracker implements SemaphoreContext {
    */
   sample(s: Sample, t: number, intervalMs: number, book: AlertBook, th: AlertThresholds): boolean {
     if (!(t > this.lastT)) return false;
-    const at: SampleTime = { t, intervalMs, maxGapMs: th.window.maxGapIntervals * intervalMs };
+    const at = SAMPLE_TIME;
+    at.t = t;
+    at.intervalMs = intervalMs;
+    at.maxGapMs = th.window.maxGapIntervals * intervalMs;
     this.leak.onSample(this, s, t, book);
     this.doubleRelease.onSample(this, s, t, book, th.doubleRelease);
     this.convoy.onSample(this, s, at, book, th.convoy);
@@ -143,6 +151,7 @@ export class SemaphoreTracker implements SemaphoreContext {
 
   /** Resolve every per-semaphore alert it has (it is gone) and forget the rules' state. */
   retire(book: AlertBook, at: number, resolution: string): void {
+    this.retired = true;
     for (const rule of SEMAPHORE_RULES) book.resolve(rule, this.key, at, { resolution });
     this.leak.reset();
     this.doubleRelease.reset();
