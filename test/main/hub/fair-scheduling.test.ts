@@ -143,6 +143,24 @@ describe("AgentScheduler", () => {
     expect(sched.push(lane, { run: () => ({ ok: true }), answer: () => undefined }, 1)).toBe(false);
   });
 
+  it("answers a message at once when nothing else waits, and queues it behind what does", async () => {
+    const sched = new AgentScheduler(hooks());
+    const t = transport();
+    const a = sched.add(new Lane({ service: "a" }, t, new WorkBudget(1e6, 1e6)));
+    const b = sched.add(new Lane({ service: "b" }, transport(), new WorkBudget(1e6, 1e6)));
+    const log: string[] = [];
+    // Idle: answered inside push(), the socket never paused.
+    sched.push(a, { run: () => (log.push("a1"), { ok: true }), answer: () => log.push("answer a1") }, 1);
+    expect(log).toEqual(["a1", "answer a1"]);
+    expect(t.calls).toEqual([]);
+    // A big batch runs its first slice at once; the rest, and what arrives meanwhile, wait their turns.
+    sched.push(a, { run: () => job(log, "big", 3), answer: () => log.push("answer big") }, 1);
+    sched.push(b, { run: () => (log.push("b1"), { ok: true }), answer: () => log.push("answer b1") }, 1);
+    expect(log).toEqual(["a1", "answer a1", "big.0"]);
+    await settled();
+    expect(log.slice(3)).toEqual(["b1", "answer b1", "big.1", "big.2", "answer big"]);
+  });
+
   it("lets a light lane in between the slices of a heavy one", async () => {
     const sched = new AgentScheduler(hooks());
     const heavy = sched.add(new Lane({ service: "h" }, transport(), new WorkBudget(1e6, 1e6)));
