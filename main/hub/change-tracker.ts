@@ -13,8 +13,17 @@ export interface Changes {
   readonly thresholds: boolean;
 }
 
+/** What the store path marks: a semaphore, with the mark of the last take() that saw it changed. */
+export interface Markable {
+  readonly key: string;
+  changedMark: number;
+}
+
 export class ChangeTracker {
   private keys = new Set<string>();
+  /** Keys marked through mark() since the last take(), each once (its changedMark is this.mark). */
+  private marked: string[] = [];
+  private mark = 1;
   private agents = new Set<string>();
   private removedAgents = new Set<string>();
   private structure = false;
@@ -23,6 +32,16 @@ export class ChangeTracker {
 
   key(key: string): void {
     this.keys.add(key);
+  }
+
+  /**
+   * key() for the store path, once per sample: a field compare and, the first time since the last
+   * take(), an array push, where key() costs a hash insert into a set rebuilt after every take().
+   */
+  changed(m: Markable): void {
+    if (m.changedMark === this.mark) return;
+    m.changedMark = this.mark;
+    this.marked.push(m.key);
   }
 
   agent(agentId: string): void {
@@ -57,6 +76,7 @@ export class ChangeTracker {
   get empty(): boolean {
     return (
       this.keys.size === 0 &&
+      this.marked.length === 0 &&
       this.agents.size === 0 &&
       this.removedAgents.size === 0 &&
       !this.structure &&
@@ -66,8 +86,17 @@ export class ChangeTracker {
   }
 
   take(): Changes {
+    const { keys, marked } = this;
+    let all: Set<string> | undefined;
     const out: Changes = {
-      keys: this.keys,
+      // Built only if read: with no dashboard connected nobody does.
+      get keys(): ReadonlySet<string> {
+        if (all === undefined) {
+          all = keys;
+          for (const k of marked) all.add(k);
+        }
+        return all;
+      },
       agents: this.agents,
       removedAgents: this.removedAgents,
       structure: this.structure,
@@ -75,6 +104,8 @@ export class ChangeTracker {
       thresholds: this.thresholds,
     };
     this.keys = new Set();
+    this.marked = [];
+    this.mark++;
     this.agents = new Set();
     this.removedAgents = new Set();
     this.structure = false;

@@ -56,6 +56,8 @@ export interface SemaphoreSlot {
   readonly totals: Float64Array;
   /** Undefined until its first sample is stored; no longer alive once the store dropped it. */
   history: HistoryEntry | undefined;
+  /** ChangeTracker.changed()'s mark. */
+  changedMark: number;
 }
 
 /** Per-semaphore running totals of the sample counters, for /metrics. */
@@ -306,7 +308,7 @@ export class HubCore {
       tot[4] += item.aborts;
       tot[5] += item.doubleReleases;
       tot[6] += item.leaseExpiries;
-      this.changes.key(slot.key);
+      this.changes.changed(slot);
     }
   }
 
@@ -315,7 +317,7 @@ export class HubCore {
     const key = rec.keys.key(id);
     let totals = this.totals.get(key);
     if (totals === undefined) this.totals.set(key, (totals = new Float64Array(COUNTER_FIELDS.length)));
-    const slot: SemaphoreSlot = { key, totals, history: undefined };
+    const slot: SemaphoreSlot = { key, totals, history: undefined, changedMark: 0 };
     rec.slots.set(id, slot);
     return slot;
   }
@@ -372,7 +374,8 @@ export class HubCore {
   /** StoreJob's part while a diagnosed alert is active: its diagnosis follows the samples. */
   refreshEvidence(rec: AgentRecord, t: number, items: readonly Sample[]): void {
     for (const item of items) {
-      const more = this.evidence.afterSample(rec.keys.key(item.id), t);
+      // storeItems made the slot.
+      const more = this.evidence.afterSample(rec.slots.get(item.id)?.key ?? rec.keys.key(item.id), t);
       if (more.length > 0) this.changes.alert(more);
     }
   }
