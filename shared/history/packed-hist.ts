@@ -156,7 +156,8 @@ export function packDense(counts: ArrayLike<number>, out: Uint8Array, off: numbe
 
 /** Writes the slot from the first `n` entries of nzB / nzC (ascending buckets, counts > 0). */
 function writeSlot(n: number, mass: number, out: Uint8Array, off: number, size: number): void {
-  out.fill(0, off, off + size);
+  // A loop, not out.fill(): for 13 bytes the builtin's call costs more than the stores.
+  for (let i = off; i < off + size; i++) out[i] = 0;
   if (n === 0) return;
   if (n <= (size - 1) >> 1) writePairs(n, out, off);
   else writeSketch(n, mass, out, off, size);
