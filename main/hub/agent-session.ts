@@ -228,7 +228,10 @@ class SamplesJob implements Job {
       this.store = started;
       // A small batch is checked and stored in one step; a big one stores from the next.
       budget -= this.check.checked - before;
-      if (budget <= 0) return undefined;
+      if (budget <= 0) {
+        started.hold();
+        return undefined;
+      }
     }
     if (!this.store.step(budget)) return undefined;
     return (this.answer = { ok: true, seq: this.seq });

@@ -152,7 +152,13 @@ export class StoreJob {
       throw err;
     }
     if (this.next >= this.batch.items.length) this.finish();
+    else this.hold();
     return this.finished;
+  }
+
+  /** Marks its service busy until it is finished: call it before returning to the event loop with the job not done. */
+  hold(): void {
+    if (!this.finished) this.core.jobSliced(this);
   }
 
   private finish(): void {
@@ -283,9 +289,9 @@ export class HubCore {
     this.record({ r: now, k: "samples", a: rec.agentId, p: batch });
     rec.seqs.add(batch.seq);
     rec.intervalMs = batch.intervalMs;
-    const job = new StoreJob(this, rec, batch, now);
-    this.jobs.set(rec.service, job);
-    return { ok: true, duplicate: false, job };
+    // Registered in `jobs` only if its first step leaves it half done (jobSliced): one stored
+    // whole in that step is never seen half done by anything else.
+    return { ok: true, duplicate: false, job: new StoreJob(this, rec, batch, now) };
   }
 
   /** StoreJob's part: history and totals for some of a batch's items. */
@@ -324,6 +330,11 @@ export class HubCore {
 
   applyEngine(changes: AlertChange[], rec: AgentRecord): void {
     this.applied(changes, rec);
+  }
+
+  /** A job stopped between two slices: until it finishes, its service is busy (settle() finishes it). */
+  jobSliced(job: StoreJob): void {
+    this.jobs.set(job.rec.service, job);
   }
 
   jobFinished(job: StoreJob): void {
