@@ -6,7 +6,7 @@
 //     t Float64 8 · 24 Float32 columns 96 (interval, 6 gauges, 7 counters, 2 × count/p50/p90/p99/max)
 //     · 2 packed histograms × 13 B 26
 //   1m tier, 1440 rows × 128 B = 184 320 B
-//     t Float64 8 · 20 Float32 columns 80 (covered ms, cap, inUse mean/max, available min,
+//     t Float64 8 · 20 Float32 values 80, row-major (covered ms, cap, inUse mean/max, available min,
 //     waiters mean/max, oldestWait max, longestHold max, 7 counter sums, 2 × count/max)
 //     · 2 × 3 percentile bucket indices (Uint8) 6 · 2 packed histograms × 17 B 34
 //   open minute: 2 dense histograms × 256 × 8 B = 4 096 B

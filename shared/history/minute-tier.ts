@@ -27,34 +27,47 @@ import {
 import { HistAccumulator, bucketValueMs } from "./hist-accumulator.js";
 import { isEmptySlot, packDense } from "./packed-hist.js";
 
-const F32 = [Float32Array, 1] as const;
 const QUANTILES = [0.5, 0.9, 0.99] as const;
+
+/**
+ * The Float32 values of a row, in this order, stored row-major (one stride-VALUES.length column,
+ * as in second-tier.ts): one typed array per tier rather than twenty. At 10,000 semaphores the
+ * columns' views were ~200,000 heap objects for every major GC to mark.
+ */
+const VALUES = [
+  "coveredMs",
+  "cap",
+  "inUseMean",
+  "inUseMax",
+  "availableMin",
+  "waitersMean",
+  "waitersMax",
+  "oldestWaitMsMax",
+  "longestHoldMsMax",
+  "acquired",
+  "released",
+  "timeouts",
+  "rejections",
+  "aborts",
+  "doubleReleases",
+  "leaseExpiries",
+  "waitCount",
+  "waitMax",
+  "holdCount",
+  "holdMax",
+] as const;
+const STRIDE = VALUES.length;
+const AT = Object.fromEntries(VALUES.map((name, i) => [name, i])) as Record<(typeof VALUES)[number], number>;
+const COUNTER_AT = COUNTERS.map((k) => AT[k]);
+const RATE_OF = COUNTERS.map((k) => RATE_COLUMN[k]);
+/** Per row: the wait percentiles' bucket indices, then the hold ones. */
+const Q = QUANTILES.length;
 
 export function minuteSchema(histBytes: number) {
   return {
     t: [Float64Array, 1],
-    coveredMs: F32,
-    cap: F32,
-    inUseMean: F32,
-    inUseMax: F32,
-    availableMin: F32,
-    waitersMean: F32,
-    waitersMax: F32,
-    oldestWaitMsMax: F32,
-    longestHoldMsMax: F32,
-    acquired: F32,
-    released: F32,
-    timeouts: F32,
-    rejections: F32,
-    aborts: F32,
-    doubleReleases: F32,
-    leaseExpiries: F32,
-    waitCount: F32,
-    waitMax: F32,
-    waitQ: [Uint8Array, QUANTILES.length],
-    holdCount: F32,
-    holdMax: F32,
-    holdQ: [Uint8Array, QUANTILES.length],
+    v: [Float32Array, STRIDE],
+    q: [Uint8Array, 2 * Q],
     waitHist: [Uint8Array, histBytes],
     holdHist: [Uint8Array, histBytes],
   } as const;
@@ -169,33 +182,35 @@ export class MinuteTier implements TierReader {
     if (i === this.ring.length) return this.writeOpenRow(win, j);
     const c = this.ring.cols;
     const p = this.ring.phys(i);
+    const v = c.v;
+    const o = p * STRIDE;
     win.t[j] = c.t[p];
     win.intervalMs[j] = MINUTE_MS;
-    win.cap[j] = c.cap[p];
-    win.inUse[j] = c.inUseMean[p];
-    win.inUseMax[j] = c.inUseMax[p];
-    win.available[j] = c.availableMin[p];
-    win.waiters[j] = c.waitersMean[p];
-    win.waitersMax[j] = c.waitersMax[p];
-    win.oldestWaitMs[j] = c.oldestWaitMsMax[p];
-    win.longestHoldMs[j] = c.longestHoldMsMax[p];
-    const perSec = 1000 / c.coveredMs[p];
-    for (const k of COUNTERS) win[RATE_COLUMN[k]][j] = c[k][p] * perSec;
-    const q = p * QUANTILES.length;
+    win.cap[j] = v[o + AT.cap];
+    win.inUse[j] = v[o + AT.inUseMean];
+    win.inUseMax[j] = v[o + AT.inUseMax];
+    win.available[j] = v[o + AT.availableMin];
+    win.waiters[j] = v[o + AT.waitersMean];
+    win.waitersMax[j] = v[o + AT.waitersMax];
+    win.oldestWaitMs[j] = v[o + AT.oldestWaitMsMax];
+    win.longestHoldMs[j] = v[o + AT.longestHoldMsMax];
+    const perSec = 1000 / v[o + AT.coveredMs];
+    for (let k = 0; k < COUNTERS.length; k++) win[RATE_OF[k]][j] = v[o + COUNTER_AT[k]] * perSec;
+    const q = p * 2 * Q;
     // An empty histogram has every percentile 0, as DenseHist reports.
     const waitEmpty = isEmptySlot(c.waitHist, p * this.histBytes);
-    const waitMax = c.waitMax[p];
-    win.waitCount[j] = c.waitCount[p];
-    win.waitP50[j] = waitEmpty ? 0 : bucketValueMs(c.waitQ[q], waitMax);
-    win.waitP90[j] = waitEmpty ? 0 : bucketValueMs(c.waitQ[q + 1], waitMax);
-    win.waitP99[j] = waitEmpty ? 0 : bucketValueMs(c.waitQ[q + 2], waitMax);
+    const waitMax = v[o + AT.waitMax];
+    win.waitCount[j] = v[o + AT.waitCount];
+    win.waitP50[j] = waitEmpty ? 0 : bucketValueMs(c.q[q], waitMax);
+    win.waitP90[j] = waitEmpty ? 0 : bucketValueMs(c.q[q + 1], waitMax);
+    win.waitP99[j] = waitEmpty ? 0 : bucketValueMs(c.q[q + 2], waitMax);
     win.waitMax[j] = waitMax;
     const holdEmpty = isEmptySlot(c.holdHist, p * this.histBytes);
-    const holdMax = c.holdMax[p];
-    win.holdCount[j] = c.holdCount[p];
-    win.holdP50[j] = holdEmpty ? 0 : bucketValueMs(c.holdQ[q], holdMax);
-    win.holdP90[j] = holdEmpty ? 0 : bucketValueMs(c.holdQ[q + 1], holdMax);
-    win.holdP99[j] = holdEmpty ? 0 : bucketValueMs(c.holdQ[q + 2], holdMax);
+    const holdMax = v[o + AT.holdMax];
+    win.holdCount[j] = v[o + AT.holdCount];
+    win.holdP50[j] = holdEmpty ? 0 : bucketValueMs(c.q[q + Q], holdMax);
+    win.holdP90[j] = holdEmpty ? 0 : bucketValueMs(c.q[q + Q + 1], holdMax);
+    win.holdP99[j] = holdEmpty ? 0 : bucketValueMs(c.q[q + Q + 2], holdMax);
     win.holdMax[j] = holdMax;
   }
 
@@ -206,8 +221,9 @@ export class MinuteTier implements TierReader {
     }
     const c = this.ring.cols;
     const p = this.ring.phys(i);
-    if (kind === "wait") acc.addPacked(c.waitHist, p * this.histBytes, this.histBytes, c.waitCount[p], c.waitMax[p]);
-    else acc.addPacked(c.holdHist, p * this.histBytes, this.histBytes, c.holdCount[p], c.holdMax[p]);
+    const o = p * STRIDE;
+    if (kind === "wait") acc.addPacked(c.waitHist, p * this.histBytes, this.histBytes, c.v[o + AT.waitCount], c.v[o + AT.waitMax]);
+    else acc.addPacked(c.holdHist, p * this.histBytes, this.histBytes, c.v[o + AT.holdCount], c.v[o + AT.holdMax]);
   }
 
   bytes(): number {
@@ -219,24 +235,26 @@ export class MinuteTier implements TierReader {
     const p = this.ring.append();
     const c = this.ring.cols;
     c.t[p] = o.start;
-    c.coveredMs[p] = o.coveredMs;
-    c.cap[p] = o.cap;
-    c.inUseMean[p] = o.inUseArea / o.coveredMs;
-    c.inUseMax[p] = o.inUseMax;
-    c.availableMin[p] = o.availableMin;
-    c.waitersMean[p] = o.waitersArea / o.coveredMs;
-    c.waitersMax[p] = o.waitersMax;
-    c.oldestWaitMsMax[p] = o.oldestWaitMsMax;
-    c.longestHoldMsMax[p] = o.longestHoldMsMax;
-    for (let i = 0; i < COUNTERS.length; i++) c[COUNTERS[i]][p] = o.counters[i];
-    const q = p * QUANTILES.length;
-    c.waitCount[p] = o.wait.count;
-    c.waitMax[p] = o.wait.max;
-    c.holdCount[p] = o.hold.count;
-    c.holdMax[p] = o.hold.max;
-    for (let i = 0; i < QUANTILES.length; i++) {
-      c.waitQ[q + i] = storedBucket(o.wait.quantileBucket(QUANTILES[i]));
-      c.holdQ[q + i] = storedBucket(o.hold.quantileBucket(QUANTILES[i]));
+    const v = c.v;
+    const r = p * STRIDE;
+    v[r + AT.coveredMs] = o.coveredMs;
+    v[r + AT.cap] = o.cap;
+    v[r + AT.inUseMean] = o.inUseArea / o.coveredMs;
+    v[r + AT.inUseMax] = o.inUseMax;
+    v[r + AT.availableMin] = o.availableMin;
+    v[r + AT.waitersMean] = o.waitersArea / o.coveredMs;
+    v[r + AT.waitersMax] = o.waitersMax;
+    v[r + AT.oldestWaitMsMax] = o.oldestWaitMsMax;
+    v[r + AT.longestHoldMsMax] = o.longestHoldMsMax;
+    for (let i = 0; i < COUNTERS.length; i++) v[r + COUNTER_AT[i]] = o.counters[i];
+    v[r + AT.waitCount] = o.wait.count;
+    v[r + AT.waitMax] = o.wait.max;
+    v[r + AT.holdCount] = o.hold.count;
+    v[r + AT.holdMax] = o.hold.max;
+    const q = p * 2 * Q;
+    for (let i = 0; i < Q; i++) {
+      c.q[q + i] = storedBucket(o.wait.quantileBucket(QUANTILES[i]));
+      c.q[q + Q + i] = storedBucket(o.hold.quantileBucket(QUANTILES[i]));
     }
     packDense(o.wait.counts, c.waitHist, p * this.histBytes, this.histBytes);
     packDense(o.hold.counts, c.holdHist, p * this.histBytes, this.histBytes);
