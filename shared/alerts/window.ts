@@ -65,6 +65,7 @@ export const MAX_WINDOW_SAMPLES = 512;
 const T = 0;
 const COVER = 1;
 const HEADER = 2;
+const NONE = new Float64Array(0);
 
 /**
  * The most recent consecutive samples covering at least `windowMs` (fewer while the run is
@@ -89,8 +90,9 @@ export class TrailingWindow {
   ) {
     if (!Number.isInteger(maxSamples) || maxSamples < 1) throw new RangeError(`maxSamples must be an integer ≥ 1, got ${String(maxSamples)}`);
     this.stride = HEADER + fields;
-    this.capacity = Math.min(8, maxSamples);
-    this.buf = new Float64Array(this.capacity * this.stride);
+    // Allocated by the first push (a convoy window is empty for most semaphores, always).
+    this.capacity = 0;
+    this.buf = NONE;
   }
 
   /**
@@ -181,7 +183,7 @@ export class TrailingWindow {
   }
 
   private grow(): void {
-    const next = Math.min(this.capacity * 2, this.maxSamples);
+    const next = Math.min(Math.max(8, this.capacity * 2), this.maxSamples);
     const buf = new Float64Array(next * this.stride);
     for (let i = 0; i < this.len; i++) {
       const o = this.offset(i);
