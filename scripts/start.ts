@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { startDemo } from "../agent/demo/fleet.js";
+import { HUB_NODE_FLAGS } from "../main/hub/node-flags.js";
 import { electronBinary } from "./electron-binary.js";
 import { buildMainIfNeeded, buildRendererIfNeeded } from "./build-if-needed.js";
 import { type LaunchOptions, parseLaunchArgs } from "./launch-options.js";
@@ -26,7 +27,8 @@ async function main(): Promise<void> {
   }
   buildRendererIfNeeded();
   buildMainIfNeeded();
-  const args = [root, `--port=${opts.port}`];
+  // The hub runs in Electron's main process: its V8 flags must be given at launch (main/hub/node-flags.ts).
+  const args = [`--js-flags=${HUB_NODE_FLAGS.join(" ")}`, root, `--port=${opts.port}`];
   const env = { ...process.env, ...(opts.token !== undefined ? { SEMSCOPE_TOKEN: opts.token } : {}) };
   const app = spawn(electron.path, args, { stdio: "inherit", env });
   // The app hosts the hub; the demo streams to it as any real service would.

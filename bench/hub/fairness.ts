@@ -6,6 +6,7 @@
 // `samples` ack the real agent gets; flood.ts is the hostile agent), so the test and the bench
 // drive the same processes: the test checks what the protocol promises, this measures how fast.
 import { fileURLToPath } from "node:url";
+import { HUB_NODE_FLAGS } from "../../main/hub/node-flags.js";
 import { spawnChild, type Child } from "./child.js";
 import type { HubBenchConfig } from "./config.js";
 import { percentile } from "./report.js";
@@ -55,7 +56,7 @@ function summarize(ms: number[]): LatencySummary {
 export async function fairness(config: HubBenchConfig, log: (line: string) => void): Promise<FairnessResult | undefined> {
   if (config.fairFloodMs === 0) return undefined;
   // The hub as bench:hub runs it (server-hub.ts), room for the hostile's 1,000 semaphores.
-  const hub = spawnChild<FixtureMessage>("./server-hub.ts", { BENCH_TOTAL_SEMAPHORES: "2000" }, ["--expose-gc"]);
+  const hub = spawnChild<FixtureMessage>("./server-hub.ts", { BENCH_TOTAL_SEMAPHORES: "2000" }, ["--expose-gc", ...HUB_NODE_FLAGS]);
   const children: Child<FixtureMessage>[] = [hub];
   try {
     const { url } = await hub.next("listening", 60_000);

@@ -2,6 +2,7 @@
 // ABBA rounds) start it in a child, drive it from simulator children, measure a window, report.
 // Progress goes to stderr; stdout is the report, ending with one JSON line.
 import { spawnChild as spawn, type Child } from "./child.js";
+import { HUB_NODE_FLAGS } from "../../main/hub/node-flags.js";
 import { loadConfig } from "./config.js";
 import { fairness } from "./fairness.js";
 import { parseCost } from "./parse-cost.js";
@@ -21,7 +22,8 @@ async function runOnce(kind: "hub" | "bare", round: number, hourToo: boolean): P
   const profEnv: Record<string, string> = prof === undefined || prof === "" ? {} : { BENCH_PROFILE_FILE: `${prof}/${kind}-${round + 1}.cpuprofile` };
   // BENCH_SERVER_NODE_ARGS: more node flags for the server children (e.g. "--trace-gc").
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
-  const server = spawnChild(`./server-${kind}.ts`, { BENCH_TOTAL_SEMAPHORES: String(total), ...profEnv }, ["--expose-gc", ...extra]);
+  // Both servers under the node flags the hub ships with, so the baseline runs as configured as the hub.
+  const server = spawnChild(`./server-${kind}.ts`, { BENCH_TOTAL_SEMAPHORES: String(total), ...profEnv }, ["--expose-gc", ...HUB_NODE_FLAGS, ...extra]);
   const { url } = await server.next("listening", 60_000);
   server.send("report");
   const idle = (await server.next("report", 30_000)) as ServerReport;

@@ -1,0 +1,22 @@
+// The hub's V8 flags (main/hub/node-flags.ts) reach every command that runs a hub: what bench:hub
+// measures is the hub as these commands run it.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { HUB_NODE_FLAGS } from "../../../main/hub/node-flags.js";
+
+const scripts = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts;
+
+describe("the hub's node flags", () => {
+  it.each(["hub", "web", "start"])("are passed to node by npm run %s", (name) => {
+    const words = scripts[name].split(/\s+/);
+    expect(words[0]).toBe("tsx");
+    // Before the script's file: after it they would be the script's own arguments.
+    const file = words.findIndex((w) => w.endsWith(".ts"));
+    for (const flag of HUB_NODE_FLAGS) expect(words.slice(1, file)).toContain(flag);
+  });
+
+  it("are given to Electron's main process at launch", () => {
+    const start = readFileSync(new URL("../../../scripts/start.ts", import.meta.url), "utf8");
+    expect(start).toMatch(/--js-flags=\$\{HUB_NODE_FLAGS\.join\(" "\)\}/);
+  });
+});
