@@ -57,7 +57,7 @@ const INTERNAL_ERROR: AnyAck = { ok: false, error: "internal error" };
 
 export class Lane {
   readonly queue: Item[] = [];
-  current: { job: Job; item: Item; work: number } | undefined;
+  current: { job: Job; item: Item; work: number; answered: boolean } | undefined;
   vtime = 0;
   paused = false;
   /** Its last item (the disconnect) is queued: nothing more comes. */
@@ -276,17 +276,24 @@ export class AgentScheduler {
       const item = lane.queue.shift()!;
       work = 1;
       const r = this.hooks.guard("agent message", INTERNAL_ERROR, () => item.run());
-      if (isJob(r)) lane.current = { job: r, item, work: 0 };
+      if (isJob(r)) lane.current = { job: r, item, work: 0, answered: false };
       else item.answer(r);
     }
     const cur = lane.current;
     if (cur !== undefined) {
-      const answer = this.hooks.guard("agent samples", INTERNAL_ERROR, () => cur.job.step(SLICE_ITEMS));
+      let answer = this.hooks.guard("agent samples", INTERNAL_ERROR, () => cur.job.step(SLICE_ITEMS));
+      // An answer known before the work is done (a small batch, accepted, about to be stored
+      // whole): sent first, then the store, in this same slice (see Job.early).
+      if (answer === undefined && !cur.answered && cur.job.early !== undefined) {
+        cur.answered = true;
+        cur.item.answer(cur.job.early);
+        answer = this.hooks.guard("agent samples", INTERNAL_ERROR, () => cur.job.step(SLICE_ITEMS));
+      }
       work += cur.job.work - cur.work;
       cur.work = cur.job.work;
       if (answer !== undefined) {
         lane.current = undefined;
-        cur.item.answer(answer);
+        if (!cur.answered) cur.item.answer(answer);
       }
     }
     // The fair share counts the work done, new semaphores weighing more (see StoreJob); the

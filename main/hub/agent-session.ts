@@ -15,6 +15,13 @@ export interface Job {
   /** Units of work done so far (about one per item): the scheduler's fair share. */
   readonly work: number;
   step(maxUnits: number): AnyAck | undefined;
+  /**
+   * The answer, when it is known before the work is done and the rest is done in the very next
+   * step, whole: the scheduler sends it first. So a small samples batch is acknowledged as the
+   * bare server would, right after its check, while the connection is still in cache, instead of
+   * after the store has filled the cache with histories (the ack's write then cost ~1.7x as much).
+   */
+  readonly early?: AnyAck;
 }
 
 export type AgentEventName = keyof AgentToHubEvents;
@@ -202,6 +209,8 @@ class SamplesJob implements Job {
   private store: StoreJob | undefined;
   private answer: AnyAck | undefined;
   private seq = 0;
+  /** Set when the store fits the rest of the slice: the next step stores it whole. */
+  early: AnyAck | undefined;
 
   constructor(
     private readonly session: AgentSession,
@@ -226,14 +235,20 @@ class SamplesJob implements Job {
       const started = this.session.startSamples(p.value);
       if (!(started instanceof StoreJob)) return (this.answer = started);
       this.store = started;
-      // A small batch is checked and stored in one step; a big one stores from the next.
+      // A small batch is answered first and stored whole in the next step; a big one stores from
+      // the next step, a slice at a time, and is answered once stored.
       budget -= this.check.checked - before;
+      if (budget > 0 && started.fitsIn(budget)) {
+        this.early = { ok: true, seq: this.seq };
+        started.hold();
+        return undefined;
+      }
       if (budget <= 0) {
         started.hold();
         return undefined;
       }
     }
-    if (!this.store.step(budget)) return undefined;
-    return (this.answer = { ok: true, seq: this.seq });
+    if (!this.store.step(this.early !== undefined ? Infinity : budget)) return undefined;
+    return (this.answer = this.early ?? { ok: true, seq: this.seq });
   }
 }

@@ -156,6 +156,17 @@ export class StoreJob {
     return this.finished;
   }
 
+  /** Whether storing it all would take at most `units` work units (see `work`). */
+  fitsIn(units: number): boolean {
+    let total = 0;
+    const sampled = this.rec.sampled;
+    for (const item of this.batch.items) {
+      total += sampled.has(item.id) ? 1 : 1 + NEW_SEMAPHORE_UNITS;
+      if (total > units) return false;
+    }
+    return true;
+  }
+
   /** Marks its service busy until it is finished: call it before returning to the event loop with the job not done. */
   hold(): void {
     if (!this.finished) this.core.jobSliced(this);

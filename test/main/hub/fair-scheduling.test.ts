@@ -161,6 +161,26 @@ describe("AgentScheduler", () => {
     expect(log.slice(3)).toEqual(["b1", "answer b1", "big.1", "big.2", "answer big"]);
   });
 
+  it("sends an answer known early before the rest of its work, and only once", () => {
+    const sched = new AgentScheduler(hooks());
+    const lane = sched.add(new Lane({ service: "a" }, transport(), new WorkBudget(1e6, 1e6)));
+    const log: string[] = [];
+    let steps = 0;
+    const early: Job & { early?: { ok: true } } = {
+      work: 0,
+      step: () => {
+        log.push(`step ${++steps}`);
+        if (steps === 1) {
+          early.early = { ok: true };
+          return undefined;
+        }
+        return { ok: true };
+      },
+    };
+    sched.push(lane, { run: () => early, answer: () => log.push("answer") }, 1);
+    expect(log).toEqual(["step 1", "answer", "step 2"]);
+  });
+
   it("lets a light lane in between the slices of a heavy one", async () => {
     const sched = new AgentScheduler(hooks());
     const heavy = sched.add(new Lane({ service: "h" }, transport(), new WorkBudget(1e6, 1e6)));
