@@ -4,6 +4,7 @@
 import type { Namespace, Server, Socket } from "socket.io";
 import { parsePayload } from "../../shared/protocol/index.js";
 import {
+  FleetChangeTracker,
   UI_LIMITS,
   uiAlertAckSchema,
   uiEmptyRequestSchema,
@@ -60,6 +61,8 @@ export class UiNamespace {
   private known = new Set<string>();
   /** The registration each key's config was last sent in a delta with (snapshots carry every config). */
   private sentInfo = new Map<string, SemaphoreInfo>();
+  /** The fleet entries dashboards hold: a delta carries only those that changed. */
+  private readonly fleet = new FleetChangeTracker();
   /** Bytes already buffered right after a dashboard's snapshot: a big snapshot is not "behind". */
   private readonly allowance = new WeakMap<UiSocket, number>();
   private readonly timer: ReturnType<typeof setInterval>;
@@ -95,6 +98,9 @@ export class UiNamespace {
     const bucket = new TokenBucket(UI_LIMITS.requestsPerSecond, UI_LIMITS.requestBurst);
     const snap = snapshot(this.core, this.seq, this.opts.deltaIntervalMs);
     for (const s of snap.state.semaphores) this.known.add(s.key);
+    // Alone, it holds exactly this fleet; with others, the next delta brings everyone level.
+    if (this.nsp.sockets.size <= 1) this.fleet.resetTo(snap.fleet);
+    else this.fleet.snapshotTaken(snap.fleet);
     socket.emit("snapshot", snap);
     this.allowance.set(socket, buffered(socket).bytes);
 
@@ -124,6 +130,7 @@ export class UiNamespace {
         if (!p.ok) return this.refuse(p.error);
         const snap = snapshot(core, this.seq, this.opts.deltaIntervalMs);
         for (const s of snap.state.semaphores) this.known.add(s.key);
+        this.fleet.snapshotTaken(snap.fleet);
         return { ok: true, snapshot: snap };
       }
       case "history:get": {
@@ -169,6 +176,7 @@ export class UiNamespace {
     this.core.changes.take();
     const snap = snapshot(this.core, this.seq, this.opts.deltaIntervalMs);
     this.known = new Set(snap.state.semaphores.map((s) => s.key));
+    this.fleet.resetTo(snap.fleet);
     for (const socket of this.nsp.sockets.values()) {
       socket.emit("snapshot", snap);
       this.allowance.set(socket, buffered(socket).bytes);
@@ -184,6 +192,7 @@ export class UiNamespace {
     if (this.nsp.sockets.size === 0) {
       this.known.clear();
       this.sentInfo.clear();
+      this.fleet.clear();
       return;
     }
     const rejected = this.core.rejected;
@@ -214,7 +223,11 @@ export class UiNamespace {
     if (changes.agents.size > 0) delta.agents = core.engine.agents().filter((a) => changes.agents.has(a.agentId));
     if (changes.removedAgents.size > 0) delta.removedAgents = [...changes.removedAgents];
     if (changes.alerts.length > 0) delta.alerts = [...changes.alerts];
-    if (changes.keys.size > 0 || changes.structure || changes.agents.size > 0) delta.fleet = uiFleet(core.engine.fleet());
+    if (changes.keys.size > 0 || changes.structure || changes.agents.size > 0 || changes.removedAgents.size > 0) {
+      const fleet = this.fleet.take(uiFleet(core.engine.fleet()));
+      if (fleet.changed.length > 0) delta.fleet = fleet.changed;
+      if (fleet.removed.length > 0) delta.removedFleet = fleet.removed;
+    }
     if (changes.thresholds) delta.thresholds = core.engine.thresholds;
     this.nsp.emit("delta", delta);
   }

@@ -2,3 +2,4 @@
 export * from "./types.js";
 export * from "./schemas.js";
 export * from "./replay.js";
+export * from "./fleet-changes.js";

@@ -98,8 +98,13 @@ export interface UiDelta {
   removedAgents?: string[];
   /** Alert changes in the order they happened (one per alert id: its latest). */
   alerts?: AlertChange[];
-  /** The whole fleet list, when any semaphore or agent changed. */
+  /**
+   * Fleet entries new or changed since the last delta: upsert by key. (It was the whole list on
+   * every delta: over a quarter of each delta's bytes, for a view most dashboards are not on.)
+   */
   fleet?: UiFleetEntry[];
+  /** Keys of fleet entries gone (no live replica left). */
+  removedFleet?: string[];
   /** The thresholds, when they changed. */
   thresholds?: AlertThresholds;
 }

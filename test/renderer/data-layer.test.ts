@@ -131,6 +131,43 @@ describe("FleetStore", () => {
     expect(s.semaphore("checkout/web-1/db")?.config).toEqual(changed);
   });
 
+  it("keeps the fleet from a snapshot and applies a delta's changed and removed entries by key", () => {
+    const entry = (name: string, inUse: number) => ({
+      key: `checkout/${name}`,
+      service: "checkout",
+      name,
+      scope: "process" as const,
+      instances: 2,
+      cap: 20,
+      budget: null,
+      overBudget: false,
+      inUse,
+      waiters: 0,
+      waitMs: { count: 1, p50: 1, p90: 1, p99: 1, max: 1 },
+      holdMs: { count: 1, p50: 1, p90: 1, p99: 1, max: 1 },
+    });
+    const s = new FleetStore();
+    s.applySnapshot(snapshot({ fleet: [entry("cache", 1), entry("db", 2)] }));
+    let notified = 0;
+    s.subscribe("fleet", () => notified++);
+    s.applyDelta({ seq: 8, serverTime: T, rejected: 0, fleet: [entry("db", 9)] });
+    expect(notified).toBe(1);
+    expect(s.fleet.map((f) => [f.key, f.inUse])).toEqual([
+      ["checkout/cache", 1],
+      ["checkout/db", 9],
+    ]);
+    expect(s.fleetEntry("checkout", "db")?.inUse).toBe(9);
+    // A new group takes its place in key order; a removed one goes.
+    s.applyDelta({ seq: 9, serverTime: T, rejected: 0, fleet: [entry("auth", 4)], removedFleet: ["checkout/cache"] });
+    expect(s.fleet.map((f) => f.key)).toEqual(["checkout/auth", "checkout/db"]);
+    expect(s.fleetEntry("checkout", "cache")).toBeUndefined();
+    // A delta without a fleet part leaves it (and its listeners) alone.
+    const before = s.fleet;
+    s.applyDelta({ seq: 10, serverTime: T, rejected: 0, semaphores: [sem("checkout", "web-1", "db", { inUse: 1, t: T + 1000 })] });
+    expect(s.fleet).toBe(before);
+    expect(notified).toBe(2);
+  });
+
   it("marks a disconnected agent's semaphores stale", () => {
     const s = new FleetStore();
     s.applySnapshot(snapshot());

@@ -3,6 +3,7 @@
 // a sample delta does not re-render the alerts list and an alert does not re-sort 500 rows.
 // Charts do not go through React at all: they listen per semaphore (onSemaphore) and draw in
 // the next animation frame.
+import { fleetKey } from "../../../shared/alerts/fleet.js";
 import type { AlertThresholds } from "../../../shared/alerts/index.js";
 import type { Alert, AgentState } from "../../../shared/protocol/types.js";
 import type { UiDelta, UiFleetEntry, UiSemaphore, UiSnapshot } from "../../../shared/ui-protocol/types.js";
@@ -33,11 +34,15 @@ export interface ConnectionState {
 
 const SPARK_POINTS = 60;
 
+const byKey = (a: UiFleetEntry, b: UiFleetEntry): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
 export class FleetStore {
   private readonly sems = new Map<string, UiSemaphore>();
   private readonly items = new Map<string, SemaphoreItem>();
   readonly agents = new Map<string, AgentState>();
   private readonly alertMap = new Map<string, Alert>();
+  private readonly fleetMap = new Map<string, UiFleetEntry>();
+  /** Sorted by key, as the hub sends it; a new array whenever an entry changes. */
   fleet: UiFleetEntry[] = [];
   thresholds: AlertThresholds | null = null;
   hub: { version: string; startedAt: number } | null = null;
@@ -125,7 +130,7 @@ export class FleetStore {
   }
 
   fleetEntry(service: string, name: string): UiFleetEntry | undefined {
-    return this.fleet.find((f) => f.service === service && f.name === name);
+    return this.fleetMap.get(fleetKey(service, name));
   }
 
   /** The hub's clock now (epoch ms). */
@@ -169,7 +174,9 @@ export class FleetStore {
     for (const a of snap.alertLog) this.alertMap.set(a.id, a);
     // state.alerts holds the active ones; alertLog should too, but trust whichever is newer.
     for (const a of snap.state.alerts) if (!this.alertMap.has(a.id)) this.alertMap.set(a.id, a);
-    this.fleet = snap.fleet;
+    this.fleetMap.clear();
+    for (const f of snap.fleet) this.fleetMap.set(f.key, f);
+    this.fleet = [...this.fleetMap.values()].sort(byKey);
     this.thresholds = snap.thresholds;
     this.hasSnapshot = true;
     this.bump(["semaphores", "structure", "alerts", "fleet", "agents"]);
@@ -233,8 +240,8 @@ export class FleetStore {
       for (const c of d.alerts) this.alertMap.set(c.alert.id, c.alert);
       changed.push("alerts");
     }
-    if (d.fleet !== undefined) {
-      this.fleet = d.fleet;
+    if (d.fleet !== undefined || d.removedFleet !== undefined) {
+      this.patchFleet(d.fleet ?? [], d.removedFleet ?? []);
       changed.push("fleet");
     }
     if (d.thresholds !== undefined) {
@@ -244,6 +251,18 @@ export class FleetStore {
     }
     if (changed.length > 0) this.bump(changed);
     for (const s of touched) this.emitKey(s);
+  }
+
+  /** A delta's fleet part: entries new or changed (upserts by key) and keys gone. */
+  private patchFleet(upserts: readonly UiFleetEntry[], removed: readonly string[]): void {
+    let regroup = false;
+    for (const k of removed) if (this.fleetMap.delete(k)) regroup = true;
+    for (const f of upserts) {
+      if (!this.fleetMap.has(f.key)) regroup = true;
+      this.fleetMap.set(f.key, f);
+    }
+    // Values only (the usual delta): same order, no sort.
+    this.fleet = regroup ? [...this.fleetMap.values()].sort(byKey) : this.fleet.map((f) => this.fleetMap.get(f.key) ?? f);
   }
 
   /** The thresholds as the hub answered thresholds:set (the next delta says the same). */

@@ -109,7 +109,8 @@ describe("/ui semaphore entries", () => {
     const a = await agent(hub, "a1", [info("db")]);
     await request(a, "samples", { seq: 0, t: T0, intervalMs: 1000, items: [sample("db")] });
     const { snapshot, deltas } = await dashboard(hub.url);
-    await request(a, "samples", { seq: 1, t: T0 + 1000, intervalMs: 1000, items: [sample("db", { inUse: 2 })] });
+    // In use moves (2 → 3), so the fleet entry changes too: a delta carries only changed entries.
+    await request(a, "samples", { seq: 1, t: T0 + 1000, intervalMs: 1000, items: [sample("db", { inUse: 3 })] });
     await waitUntil(() => deltas.some((d) => d.semaphores !== undefined && d.fleet !== undefined), "a delta with the sample");
     const delta = deltas.find((d) => d.semaphores !== undefined && d.fleet !== undefined)!;
     for (const s of [snapshot.state.semaphores[0], delta.semaphores![0]]) {

@@ -69,6 +69,25 @@ describe("/ui", () => {
     }
   });
 
+  it("sends a fleet entry in a delta only when it changed, and the key of one gone", async () => {
+    const hub = await startHub();
+    const a = await agent(hub, "a1", [info("db"), info("cache")]);
+    await request(a, "samples", { seq: 0, t: T0, intervalMs: 1000, items: [sample("db", { inUse: 1 }), sample("cache", { inUse: 1 })] });
+    const ui = await client(hub.url, "/ui");
+    const deltas: UiDelta[] = [];
+    ui.on("delta", (d: UiDelta) => deltas.push(d));
+    // Only db moves: its fleet entry comes, cache's does not.
+    await request(a, "samples", { seq: 1, t: T0 + 1000, intervalMs: 1000, items: [sample("db", { inUse: 2 })] });
+    await waitUntil(() => deltas.some((d) => d.fleet !== undefined), "a delta with a fleet entry");
+    const fleet = deltas.flatMap((d) => d.fleet ?? []);
+    expect(fleet.map((f) => f.key)).toEqual(["checkout/db"]);
+    expect(fleet[0].inUse).toBe(2);
+    // cache unregistered: its group has no replica left.
+    await request(a, "register", { semaphores: [info("db")] });
+    await waitUntil(() => deltas.some((d) => d.removedFleet !== undefined), "a delta with a fleet removal");
+    expect(deltas.flatMap((d) => d.removedFleet ?? [])).toEqual(["checkout/cache"]);
+  });
+
   it("carries alert changes and removals in deltas", async () => {
     const hub = await startHub();
     const a = await agent(hub, "a1", [info("db"), info("gone")]);

@@ -1,0 +1,78 @@
+// Which fleet entries a `/ui` delta carries: only those new or changed since dashboards last got
+// them, and the keys of those gone (docs/protocol.md, "Dashboard namespace `/ui`"). Every delta
+// used to resend the whole list; in a real fleet most semaphores are idle most seconds, so most
+// groups do not change between two deltas.
+import type { UiFleetEntry } from "./types.js";
+
+/** Equal field by field, one level into objects (the summaries). */
+export function sameFleetEntry(a: UiFleetEntry, b: UiFleetEntry): boolean {
+  if (a === b) return true;
+  const ra = a as unknown as Record<string, unknown>;
+  const rb = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(ra);
+  if (keys.length !== Object.keys(rb).length) return false;
+  for (const k of keys) {
+    const x = ra[k];
+    const y = rb[k];
+    if (x === y) continue;
+    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+    const ox = x as Record<string, unknown>;
+    const oy = y as Record<string, unknown>;
+    const inner = Object.keys(ox);
+    if (inner.length !== Object.keys(oy).length) return false;
+    for (const j of inner) if (ox[j] !== oy[j]) return false;
+  }
+  return true;
+}
+
+export interface FleetChanges {
+  changed: UiFleetEntry[];
+  removed: string[];
+}
+
+/**
+ * What every connected dashboard holds of the fleet, as the hub last sent it (one state for all
+ * of them: deltas are broadcast). A dashboard that connects gets the current list in its
+ * snapshot, which may be newer than the last delta: `snapshotTaken` marks each entry that
+ * differs as unknown, so the next delta resends it and everyone agrees again.
+ */
+export class FleetChangeTracker {
+  /** key → entry as last sent; null: dashboards may hold different values, resend. */
+  private readonly sent = new Map<string, UiFleetEntry | null>();
+
+  /** The next delta's fleet part, from the current list (sorted by key, as the hub makes it). */
+  take(current: readonly UiFleetEntry[]): FleetChanges {
+    const changed: UiFleetEntry[] = [];
+    const seen = new Set<string>();
+    for (const f of current) {
+      seen.add(f.key);
+      const before = this.sent.get(f.key);
+      if (before !== undefined && before !== null && sameFleetEntry(before, f)) continue;
+      changed.push(f);
+      this.sent.set(f.key, f);
+    }
+    const removed: string[] = [];
+    for (const k of this.sent.keys()) if (!seen.has(k)) removed.push(k);
+    for (const k of removed) this.sent.delete(k);
+    return { changed, removed };
+  }
+
+  /** Some dashboards just got `fleet` in a snapshot (the others hold what deltas said). */
+  snapshotTaken(fleet: readonly UiFleetEntry[]): void {
+    for (const f of fleet) {
+      const before = this.sent.get(f.key);
+      if (before === undefined || before === null || !sameFleetEntry(before, f)) this.sent.set(f.key, null);
+    }
+  }
+
+  /** Every dashboard just got `fleet` in a snapshot: they all hold exactly it. */
+  resetTo(fleet: readonly UiFleetEntry[]): void {
+    this.sent.clear();
+    for (const f of fleet) this.sent.set(f.key, f);
+  }
+
+  /** No dashboard is left. */
+  clear(): void {
+    this.sent.clear();
+  }
+}
