@@ -314,16 +314,27 @@ describe("dashboard (vite build, web-mode hub, Chromium)", () => {
     expect(await config.getByTestId("config-leak-threshold").textContent()).toBe("30 s");
     expect(await config.getByTestId("config-scope").textContent()).toBe("per process");
     expect(await config.textContent()).toContain("generic-pool");
+    // The leak's cap (10) on its chart, for the next view to differ from.
+    await expect.poll(() => page.locator('[data-chart="permits"] .u-series').nth(2).locator(".u-value").textContent(), POLL).toBe("10");
     await page.keyboard.press("Escape");
     await page.getByTestId("overview").waitFor();
+    // Back on the list, every row has its sparkline again (one canvas each, reused), drawn.
+    await expect.poll(() => page.locator(".sem-row canvas.spark").count(), POLL).toBe(11);
+    expect(await page.locator('[data-key="checkout/web-1/db"] canvas').count()).toBe(1);
+    await expect
+      .poll(() => page.locator('[data-key="checkout/web-1/db"] canvas.spark').evaluate((c: HTMLCanvasElement) => c.toDataURL().length), POLL)
+      .toBeGreaterThan(1000);
 
     // Open the convoy's detail, see live charts.
     await page.locator('[data-key="checkout/web-1/payments"]').click();
     await page.getByTestId("detail").waitFor();
     await expect.poll(() => page.locator(".chart-card canvas").count(), POLL).toBeGreaterThanOrEqual(4);
     await expect.poll(() => page.getByTestId("live-state").textContent(), POLL).toContain("Live");
-    // History loaded into the charts: the legend reads the latest point.
+    // History loaded into the charts: the legend reads the latest point, this semaphore's (its
+    // cap is 8; the chart the last view showed is shown again here, with this view's data).
     await expect.poll(() => page.locator('[data-chart="permits"] .u-series').nth(1).locator(".u-value").textContent(), POLL).not.toBe("—");
+    await expect.poll(() => page.locator('[data-chart="permits"] .u-series').nth(2).locator(".u-value").textContent(), POLL).toBe("8");
+    expect(await page.locator('[data-chart="permits"] canvas').count()).toBe(1);
     await expect.poll(() => page.getByTestId("littles").textContent(), POLL).toMatch(/downstream|too tight|Saturated/i);
     expect(await page.getByTestId("config-budget").textContent()).toBe("none declared");
     await page.waitForTimeout(1500);

@@ -7,6 +7,7 @@ import "uplot/dist/uPlot.min.css";
 import { fmtClock, fmtCount, fmtDuration, fmtRate, fmtTimeTick } from "../logic/format.js";
 import type { ChartFeed, ChartSpec, Unit } from "./chart-spec.js";
 import { chartColors, cssVar, withAlpha } from "./chart-theme.js";
+import { keepChart, schemeIsDark, takeChart, type ChartBinding } from "./chart-pool.js";
 import { cancelFrame, claimHeavyWork, scheduleFrame } from "./frame-scheduler.js";
 
 export interface ChartHandle {
@@ -37,7 +38,8 @@ function showLatest(u: uPlot): void {
   if (n > 0) u.setLegend({ idx: n - 1 }, false);
 }
 
-function makeOptions(spec: ChartSpec, feed: ChartFeed, width: number, state: { ready: boolean }): uPlot.Options {
+/** Options whose hooks read the feed through `bound`, so a kept chart can serve another view. */
+function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot.Options {
   const c = chartColors();
   const font = `11px ${c.font}`;
   const axis = (scale: string, unit: Unit, side: 1 | 3): uPlot.Axis => ({
@@ -92,7 +94,7 @@ function makeOptions(spec: ChartSpec, feed: ChartFeed, width: number, state: { r
     series,
     axes,
     scales: {
-      x: { time: true, range: (_u, min, max) => feed.xRange() ?? [min, max] },
+      x: { time: true, range: (_u, min, max) => bound.feed.xRange() ?? [min, max] },
       y: { range: yRange },
       ...(spec.y2 !== undefined ? { y2: { range: yRange } } : {}),
     },
@@ -104,7 +106,7 @@ function makeOptions(spec: ChartSpec, feed: ChartFeed, width: number, state: { r
       setCursor: [
         (u) => {
           // uPlot sets the cursor while it is still being built: too early for setLegend.
-          if (state.ready && (u.cursor.idx === null || u.cursor.idx === undefined)) showLatest(u);
+          if (bound.ready && (u.cursor.idx === null || u.cursor.idx === undefined)) showLatest(u);
         },
       ],
       draw: [
@@ -116,7 +118,7 @@ function makeOptions(spec: ChartSpec, feed: ChartFeed, width: number, state: { r
           // uPlot leaves the y axis's right alignment set.
           ctx.textAlign = "left";
           ctx.textBaseline = "alphabetic";
-          for (const level of feed.levels()) {
+          for (const level of bound.feed.levels()) {
             if (level.chartId !== spec.id) continue;
             const y = u.valToPos(level.value, "y", true);
             if (!(y >= top && y <= top + h)) continue;
@@ -135,7 +137,7 @@ function makeOptions(spec: ChartSpec, feed: ChartFeed, width: number, state: { r
           const labelled = spec.id === "permits";
           // Markers close together would print over each other: a label that would is left out.
           let labelEnd = -Infinity;
-          const markers = [...feed.markers()].sort((a, b) => a.t - b.t);
+          const markers = [...bound.feed.markers()].sort((a, b) => a.t - b.t);
           for (const m of markers) {
             const x = u.valToPos(m.t, "x", true);
             if (!(x >= left && x <= left + w)) continue;
@@ -174,7 +176,25 @@ function makeOptions(spec: ChartSpec, feed: ChartFeed, width: number, state: { r
 export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) => void): void {
   const host = document.createElement("div");
   host.setAttribute("aria-hidden", "true");
-  host.style.cssText = "position:fixed;left:-10000px;top:0;width:640px;visibility:hidden;pointer-events:none";
+  const mainWidth = document.querySelector("main")?.clientWidth ?? window.innerWidth;
+  host.style.cssText = `position:fixed;left:-10000px;top:0;width:${mainWidth}px;visibility:hidden;pointer-events:none`;
+  // The detail view's own grid (detail.css), so each chart is warmed at the width a detail view
+  // gives it and the first view reuses it without resizing its canvas.
+  const charts = document.createElement("div");
+  charts.className = "charts";
+  const body = document.createElement("div");
+  body.className = "detail-body";
+  body.append(charts, document.createElement("aside"));
+  host.append(body);
+  const slots = specs.map(() => {
+    const card = document.createElement("div");
+    card.className = "card chart-card";
+    const plotEl = document.createElement("div");
+    plotEl.className = "chart-plot";
+    card.append(plotEl);
+    charts.append(card);
+    return plotEl;
+  });
   const n = 120;
   const t0 = Date.now() - n * 1000;
   const t = Array.from({ length: n }, (_, i) => t0 + i * 1000);
@@ -188,20 +208,25 @@ export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) =
     markers: () => [{ t: t[n >> 1], label: "warm" }],
     levels: () => [],
   };
-  const queue = [...specs];
+  const queue = specs.map((spec, i) => ({ spec, el: slots[i] }));
   const next = (): void => {
-    const spec = queue.shift();
-    if (spec === undefined) {
+    const item = queue.shift();
+    if (item === undefined) {
       host.remove();
       return;
     }
+    const { spec, el } = item;
     try {
       if (host.parentNode === null) document.body.appendChild(host);
-      const plot = new uPlot(makeOptions(spec, feed, 640, { ready: true }), feed.data(spec.series.map((s) => s.column)), host);
+      const binding: ChartBinding = { feed, ready: true, dark: schemeIsDark() };
+      // Read in an idle callback, on a page at rest: the layout it forces is this host's alone.
+      const width = Math.max(200, el.clientWidth);
+      const plot = new uPlot(makeOptions(spec, binding, width), feed.data(spec.series.map((s) => s.column)), el);
       // A live update's path too: setData and a legend readout.
       plot.setData(feed.data(spec.series.map((s) => s.column)));
       showLatest(plot);
-      plot.destroy();
+      // Kept: the first detail view shows this chart rather than building its own.
+      keepChart(spec, plot, binding);
     } catch (err) {
       // Only ever a head start: a failure here must not be the user's problem.
       console.warn("semscope: chart warm-up failed", err);
@@ -229,7 +254,7 @@ export function UplotChart({ spec, feed, themeKey, onReady }: UplotChartProps) {
     const el = ref.current;
     if (el === null) return;
     const columns = spec.series.map((s) => s.column);
-    const state = { ready: false };
+    let binding: ChartBinding | null = null;
     let plot: uPlot | null = null;
     let drawn = -1;
     // Unknown until the chart is created (or the observer reports): reading clientWidth here, in
@@ -242,9 +267,22 @@ export function UplotChart({ spec, feed, themeKey, onReady }: UplotChartProps) {
     const create = (): void => {
       if (width < 0) width = Math.max(200, el.clientWidth);
       drawn = feed.version();
-      const p = new uPlot(makeOptions(spec, feed, width, state), feed.data(columns), el);
+      const k = takeChart(spec);
+      let p: uPlot;
+      if (k !== undefined) {
+        // The last view's chart: same DOM and canvas, this view's data.
+        binding = k.binding;
+        binding.feed = feed;
+        p = k.plot;
+        el.appendChild(p.root);
+        if (p.width !== width) p.setSize({ width, height: spec.height });
+        p.setData(feed.data(columns));
+      } else {
+        binding = { feed, ready: false, dark: schemeIsDark() };
+        p = new uPlot(makeOptions(spec, binding, width), feed.data(columns), el);
+      }
       plot = p;
-      state.ready = true;
+      binding.ready = true;
       showLatest(p);
       performance.mark("semscope:chart-created");
       readyRef.current?.({ spec, plot: p, feed });
@@ -280,9 +318,9 @@ export function UplotChart({ spec, feed, themeKey, onReady }: UplotChartProps) {
       unsubscribe();
       observer.disconnect();
       cancelFrame(draw);
-      if (plot !== null) {
+      if (plot !== null && binding !== null) {
         readyRef.current?.(null);
-        plot.destroy();
+        keepChart(spec, plot, binding);
       }
     };
   }, [spec, feed, themeKey]);

@@ -94,7 +94,8 @@ function useItem(initial: SemaphoreItem): SemaphoreItem {
 export const SemaphoreRowView = memo(function SemaphoreRowView({ initial, selected, indent, painter, onOpen }: SemRowProps) {
   const item = useItem(initial);
   const key = item.key;
-  const canvasRef = useCallback((c: HTMLCanvasElement | null) => painter.attach(key, c), [painter, key]);
+  // The painter puts a (pooled) canvas in this holder: React never owns the canvas itself.
+  const sparkRef = useCallback((el: HTMLElement | null) => painter.attach(key, el), [painter, key]);
   return (
     <div
       className={`grid-row sem-row ${selected ? "selected" : ""} row-${item.status}`}
@@ -122,9 +123,7 @@ export const SemaphoreRowView = memo(function SemaphoreRowView({ initial, select
       <span className={`c-num mono ${item.oldestWaitMs > 0 ? "" : "muted"}`}>{item.waiters > 0 ? fmtDuration(item.oldestWaitMs) : "—"}</span>
       <span className="c-num mono">{fmtDuration(item.waitP99)}</span>
       <span className="c-num mono">{fmtDuration(item.holdP99)}</span>
-      <span className="c-spark">
-        <canvas ref={canvasRef} className="spark" aria-hidden="true" />
-      </span>
+      <span className="c-spark" ref={sparkRef} />
     </div>
   );
 });
