@@ -29,9 +29,16 @@ function loadPrefs(): { sort: SortSpec; grouped: boolean } {
   }
 }
 
+let savedPrefs: string | null = null;
+
 export function savePrefs(sort: SortSpec, grouped: boolean): void {
+  const value = JSON.stringify({ sort, grouped });
+  // Each mount of the list saves: a synchronous storage write (~2 ms in profiles) on every return
+  // from a detail view, for preferences that had not changed.
+  if (value === savedPrefs) return;
   try {
-    window.localStorage.setItem(PREFS_KEY, JSON.stringify({ sort, grouped }));
+    window.localStorage.setItem(PREFS_KEY, value);
+    savedPrefs = value;
   } catch {
     // Preferences are a nicety.
   }

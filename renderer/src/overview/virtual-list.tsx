@@ -8,6 +8,13 @@ import { scrollToReveal, visibleRange } from "../logic/tree.js";
 
 const OVERSCAN = 6;
 
+/**
+ * The list's height as last measured, per list (by label): a list mounted again (back from a
+ * detail view) starts at it, so the observer's first report changes nothing instead of
+ * re-rendering every row a frame after the mount.
+ */
+const lastViewport = new Map<string, number>();
+
 export interface VirtualListProps<R> {
   rows: readonly R[];
   rowHeight: number;
@@ -23,7 +30,7 @@ export function VirtualList<R>({ rows, rowHeight, selected, renderRow, initialSc
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(initialScrollTop);
   // The window's height bounds the list's: enough rows for the first paint without measuring.
-  const [viewport, setViewport] = useState(() => window.innerHeight);
+  const [viewport, setViewport] = useState(() => lastViewport.get(label) ?? window.innerHeight);
   const frame = useRef(0);
 
   useLayoutEffect(() => {
@@ -33,7 +40,10 @@ export function VirtualList<R>({ rows, rowHeight, selected, renderRow, initialSc
     // overview): scroll only when there is somewhere to go, and take the height from the
     // observer, whose first report comes after the frame's own layout.
     if (initialScrollTop > 0) el.scrollTop = initialScrollTop;
-    const ro = new ResizeObserver(() => setViewport(el.clientHeight));
+    const ro = new ResizeObserver(() => {
+      lastViewport.set(label, el.clientHeight);
+      setViewport(el.clientHeight);
+    });
     ro.observe(el);
     return () => ro.disconnect();
     // Mount only: initialScrollTop is where the user left the list; later positions are theirs.
@@ -59,8 +69,10 @@ export function VirtualList<R>({ rows, rowHeight, selected, renderRow, initialSc
   };
 
   const [first, last] = visibleRange(scrollTop, viewport, rowHeight, rows.length, OVERSCAN);
-  // Wide enough for any window visibleRange returns at this viewport, so slots never collide.
-  const slots = Math.ceil(viewport / rowHeight) + 2 * OVERSCAN + 2;
+  // Wide enough for any window visibleRange returns at this viewport, so slots never collide;
+  // sized for the window, not the list, so the list's first measurement (smaller) keeps every
+  // row in its slot rather than moving all of them (a new DOM and canvas for each).
+  const slots = Math.ceil(Math.max(viewport, window.innerHeight) / rowHeight) + 2 * OVERSCAN + 2;
   // Children in slot order, so a scroll changes what each slot shows and never moves a node.
   const items: ReactNode[] = new Array<ReactNode>(slots).fill(null);
   for (let i = first; i < last; i++) {
