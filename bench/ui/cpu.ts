@@ -6,6 +6,10 @@
 // (`tdur`, which other processes do not inflate): 15 s on the overview, then four opens of the
 // 1 h detail view (each followed by 1 s live) and four returns to the overview.
 // Prints one line per phase: CPU ms, wall ms, and the five longest tasks by CPU.
+// BENCH_CPU_DETAIL=1 adds, per phase, where the CPU went (each trace event's self time, summed
+// by name: a delta's receive and script, a frame's layout, paint and canvas commit, a GC's
+// phases) and the same for its three longest tasks. Its extra trace categories cost CPU too:
+// compare detail runs with detail runs.
 import { join } from "node:path";
 import type { CDPSession } from "playwright-core";
 import { createHub } from "../../main/hub/index.js";
@@ -15,6 +19,7 @@ import { sampleOf } from "./samples.js";
 
 const KEY = semaphoreKey("svc-00", "inst-00", "sem-0");
 const OPENS = 4;
+const DETAIL = process.env.BENCH_CPU_DETAIL === "1";
 
 interface TraceEvent {
   name: string;
@@ -32,31 +37,66 @@ async function trace(cdp: CDPSession, run: () => Promise<void>): Promise<TraceEv
   const events: TraceEvent[] = [];
   cdp.on("Tracing.dataCollected", (e) => events.push(...(e.value as unknown as TraceEvent[])));
   const done = new Promise<void>((r) => cdp.once("Tracing.tracingComplete", () => r()));
-  await cdp.send("Tracing.start", { categories: "devtools.timeline,disabled-by-default-devtools.timeline,toplevel,blink.user_timing", transferMode: "ReportEvents" });
+  const categories = ["devtools.timeline", "disabled-by-default-devtools.timeline", "toplevel", "blink.user_timing", ...(DETAIL ? ["v8", "blink", "cc", "gpu", "disabled-by-default-v8.gc", "cppgc", "disabled-by-default-cppgc"] : [])];
+  await cdp.send("Tracing.start", { categories: categories.join(","), transferMode: "ReportEvents" });
   await run();
   await cdp.send("Tracing.end");
   await done;
   return events;
 }
 
+interface Task {
+  ts: number;
+  dur: number;
+  tdur: number;
+  /** CPU ms of self time by event name inside the task (BENCH_CPU_DETAIL). */
+  parts: Map<string, number>;
+}
+
 /** Top-level tasks of the renderer's main thread, and the page's performance.mark()s by name. */
-function digest(events: TraceEvent[]): { tasks: { ts: number; dur: number; tdur: number }[]; marks: Map<string, number> } {
+function digest(events: TraceEvent[]): { tasks: Task[]; marks: Map<string, number> } {
   const main = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
   const marks = new Map<string, number>();
   for (const e of events) if ((e.cat ?? "").includes("blink.user_timing") && !marks.has(e.name)) marks.set(e.name, e.ts);
   const all = events
     .filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === "X" && (e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask") && e.tdur !== undefined)
-    .map((e) => ({ ts: e.ts, dur: e.dur ?? 0, tdur: e.tdur ?? 0 }))
+    .map((e): Task => ({ ts: e.ts, dur: e.dur ?? 0, tdur: e.tdur ?? 0, parts: new Map() }))
     .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
   // Task events nest (one RunTask inside another): keep the outermost.
-  const tasks: typeof all = [];
+  const tasks: Task[] = [];
   let end = -1;
   for (const t of all) {
     if (t.ts < end) continue;
     tasks.push(t);
     end = t.ts + t.dur;
   }
+  if (DETAIL) attribute(tasks, events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === "X" && e.tdur !== undefined && e.name !== "RunTask" && e.name !== "ThreadControllerImpl::RunTask"));
   return { tasks, marks };
+}
+
+/** Fills each task's parts with the CPU each event name spent itself (its own time less the events nested in it). */
+function attribute(tasks: Task[], inner: TraceEvent[]): void {
+  inner.sort((a, b) => a.ts - b.ts || (b.dur ?? 0) - (a.dur ?? 0));
+  let i = 0;
+  for (const task of tasks) {
+    const end = task.ts + task.dur;
+    while (i < inner.length && inner[i].ts < task.ts) i++;
+    const stack: { end: number; name: string; self: number }[] = [];
+    const close = (upTo: number) => {
+      while (stack.length > 0 && stack[stack.length - 1].end <= upTo) {
+        const top = stack.pop();
+        if (top !== undefined) task.parts.set(top.name, (task.parts.get(top.name) ?? 0) + Math.max(0, top.self) / 1000);
+      }
+    };
+    for (let j = i; j < inner.length && inner[j].ts < end; j++) {
+      const e = inner[j];
+      close(e.ts);
+      const t = e.tdur ?? 0;
+      if (stack.length > 0) stack[stack.length - 1].self -= t;
+      stack.push({ end: e.ts + (e.dur ?? 0), name: e.name, self: t });
+    }
+    close(Infinity);
+  }
 }
 
 async function main(): Promise<void> {
@@ -98,8 +138,19 @@ async function main(): Promise<void> {
       const ts = tasks.filter((t) => t.ts >= a && t.ts < b);
       const cpu = ts.reduce((s, t) => s + t.tdur, 0) / 1000;
       const wall = ts.reduce((s, t) => s + t.dur, 0) / 1000;
-      const top = ts.map((t) => t.tdur / 1000).sort((x, y) => y - x).slice(0, 5);
+      const longest = [...ts].sort((x, y) => y.tdur - x.tdur);
+      const top = longest.slice(0, 5).map((t) => t.tdur / 1000);
       console.log(`${label.padEnd(24)} cpu ${cpu.toFixed(0).padStart(5)} ms  wall ${wall.toFixed(0).padStart(5)} ms  longest tasks (cpu) ${top.map((x) => x.toFixed(1)).join(", ")} ms`);
+      if (DETAIL) {
+        const sum = new Map<string, number>();
+        for (const t of ts) for (const [n, ms] of t.parts) sum.set(n, (sum.get(n) ?? 0) + ms);
+        const totals = [...sum].sort((x, y) => y[1] - x[1]).slice(0, 8);
+        console.log(`    phase total: ${totals.map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join(", ")}`);
+        for (const t of longest.slice(0, 3)) {
+          const parts = [...t.parts].filter(([, ms]) => ms >= 0.5).sort((x, y) => y[1] - x[1]);
+          console.log(`    ${(t.tdur / 1000).toFixed(1)} ms (wall ${(t.dur / 1000).toFixed(1)}): ${parts.map(([n, ms]) => `${n} ${ms.toFixed(1)}`).join(", ")}`);
+        }
+      }
     };
     phase("overview 15 s", "overview", "open-0");
     for (let i = 0; i < OPENS; i++) {
