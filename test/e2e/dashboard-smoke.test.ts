@@ -287,6 +287,7 @@ describe("dashboard (vite build, web-mode hub, Chromium)", () => {
 
     // Filtering narrows the list; "/" focuses the filter.
     await page.keyboard.press("/");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("filter");
     await page.keyboard.type("is:leak");
     await expect.poll(() => page.locator(".sem-row").count(), POLL).toBe(1);
     expect(await page.locator(".sem-row").getAttribute("data-key")).toBe("inventory/inv-1/http");

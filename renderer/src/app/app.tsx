@@ -110,9 +110,13 @@ export function App() {
     () =>
       installKeyboard((e) => {
         if (e.key === "/") {
-          if (route.view !== "overview") app.navigate(HOME);
-          // After the overview mounts, if it had to.
-          requestAnimationFrame(() => focusFilter());
+          // At once on the overview, so what is typed right after "/" lands in the filter (a
+          // frame later, its first letters were lost); elsewhere once the overview has mounted.
+          if (route.view === "overview") focusFilter();
+          else {
+            app.navigate(HOME);
+            requestAnimationFrame(() => focusFilter());
+          }
           return true;
         }
         if (e.key === "Escape" && route.view !== "overview") {
