@@ -5,7 +5,7 @@
 // redis.ts, so that a benchmark may start one too (benchmarks do not import from test/).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -56,17 +56,6 @@ function hookExit(): void {
       l.child.kill("SIGKILL");
       rmSync(l.dir, { recursive: true, force: true });
     }
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
   });
 }
 

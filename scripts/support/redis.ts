@@ -5,7 +5,8 @@
 // benchmarks do not import from test/ (eslint.config.js).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
+import { createConnection } from "node:net";
+import { freePort } from "./free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -44,17 +45,6 @@ function hookExit(): void {
 function checkInstalled(): void {
   const r = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
   if (r.error !== undefined || r.status !== 0) throw new Error(REDIS_NOT_INSTALLED);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** One PING over a raw socket: true on +PONG. */

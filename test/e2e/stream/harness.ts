@@ -280,18 +280,7 @@ export function storedBatches(lines: readonly RecordLine[], agentId: string): Sa
   return lines.flatMap((l) => (l.k === "samples" && l.a === agentId ? [l.p] : []));
 }
 
-/** A free TCP port: listen on 0, note the port, close. */
-export async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "../../../scripts/support/free-port.js";
 
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return NaN;

@@ -2,7 +2,7 @@
 // Node children): it finds the bundled demo beside its asar, runs every demo service against
 // its own hub in utility processes, and a quit stops them all.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../../../scripts/support/free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -18,14 +18,6 @@ afterAll(() => {
   for (const p of utilityProcess.forked) p.kill();
   rmSync(tmp, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 describe("main.ts, packaged, with the demo bundled", () => {
   it("runs the demo's services in utility processes against its hub, and stops them on quit", async () => {

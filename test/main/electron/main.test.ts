@@ -1,7 +1,7 @@
 // main/electron/main.ts end to end with only `electron` replaced: a real hub on a free port, the
 // window pointed at it, IPC answered only for the dashboard, a quit that waits for the hub.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../../../scripts/support/free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -11,14 +11,6 @@ import { defaultSettings } from "../../../main/settings/settings-schema.js";
 import { app, BrowserWindow, dialog, FakeEvent, FakeWebContents, ipcMain, Menu, resetFake, session, Tray } from "./fake-electron.js";
 
 vi.mock("electron", () => import("./fake-electron.js"));
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 let appData: string;
 let port: number;
