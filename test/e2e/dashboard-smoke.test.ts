@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DenseHist, type Summary } from "../../shared/histogram.js";
 import type { Hello, Sample, SemaphoreInfo } from "../../shared/protocol/types.js";
 import { createHub, type Hub } from "../../main/hub/index.js";
+import { mulberry32 } from "../../scripts/support/prng.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const DIST = join(ROOT, "renderer/dist");
@@ -24,17 +25,6 @@ const BACKFILL_S = 240;
 const POLL = { timeout: 15_000 } as const;
 
 // ---- a deterministic fleet ----
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` durations around `median` ms (log-normal, spread `sigma`), as a wire Summary. */
 function summary(rand: () => number, count: number, median: number, sigma: number): Summary {
@@ -141,7 +131,7 @@ class RawAgent {
     private readonly url: string,
     readonly spec: AgentSpec,
   ) {
-    this.rand = prng(spec.hello.agentId.length * 7919 + spec.sems.length);
+    this.rand = mulberry32(spec.hello.agentId.length * 7919 + spec.sems.length);
   }
 
   private emit(event: string, payload: unknown): Promise<{ ok: boolean; error?: string }> {
