@@ -2,7 +2,7 @@
 // arrives here already validated (agent-session.ts parses), is stamped with the hub clock, fed
 // to the engine, recorded, and marked for dashboards. Knows nothing of sockets or HTTP.
 import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../shared/alerts/index.js";
-import { HistoryStore, type HistoryEntry } from "../../shared/history/index.js";
+import { addCounters, COUNTERS, HistoryStore, type HistoryEntry } from "../../shared/history/index.js";
 import {
   globalViews,
   LIMITS,
@@ -60,8 +60,8 @@ export interface SemaphoreSlot {
   changedMark: number;
 }
 
-/** Per-semaphore running totals of the sample counters, for /metrics. */
-export const COUNTER_FIELDS = ["acquired", "released", "timeouts", "rejections", "aborts", "doubleReleases", "leaseExpiries"] as const;
+/** Per-semaphore running totals of the sample counters, for /metrics: the history's COUNTERS order. */
+export const COUNTER_FIELDS = COUNTERS;
 
 export interface HubCoreOptions {
   now: () => number;
@@ -316,15 +316,7 @@ export class HubCore {
         this.history.push(slot.key, item, t, intervalMs);
         slot.history = this.history.entry(slot.key);
       }
-      const tot = slot.totals;
-      // COUNTER_FIELDS order, written out: a keyed read per field costs more than the rest of this loop.
-      tot[0] += item.acquired;
-      tot[1] += item.released;
-      tot[2] += item.timeouts;
-      tot[3] += item.rejections;
-      tot[4] += item.aborts;
-      tot[5] += item.doubleReleases;
-      tot[6] += item.leaseExpiries;
+      addCounters(slot.totals, item);
       this.changes.changed(slot);
     }
   }

@@ -24,6 +24,20 @@ export const COUNTERS = [
 export type Counter = (typeof COUNTERS)[number];
 
 /**
+ * Adds a sample's counters into `sums`, in COUNTERS order: the hub's running totals and the open
+ * minute's sums. Written out: a keyed read per field costs more than the rest of a sample's store.
+ */
+export function addCounters(sums: Float64Array, s: Sample): void {
+  sums[0] += s.acquired;
+  sums[1] += s.released;
+  sums[2] += s.timeouts;
+  sums[3] += s.rejections;
+  sums[4] += s.aborts;
+  sums[5] += s.doubleReleases;
+  sums[6] += s.leaseExpiries;
+}
+
+/**
  * A time range of one tier (or of a fleet), column by column: fresh arrays owned by the caller,
  * never views of the ring (a ring overwrites in place, and the values are computed anyway: rates,
  * percentiles). Hand `t` and any columns to uPlot's `setData` with `ms: 1` in its options (t is

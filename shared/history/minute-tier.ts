@@ -17,6 +17,7 @@ import type { Sample } from "../protocol/types.js";
 import { ColumnRing } from "./column-ring.js";
 import {
   COUNTERS,
+  addCounters,
   MINUTE_MS,
   RATE_COLUMN,
   type ColumnarWindow,
@@ -122,14 +123,7 @@ class OpenMinute {
     if (s.available < this.availableMin) this.availableMin = s.available;
     if (s.oldestWaitMs > this.oldestWaitMsMax) this.oldestWaitMsMax = s.oldestWaitMs;
     if (s.longestHoldMs > this.longestHoldMsMax) this.longestHoldMsMax = s.longestHoldMs;
-    const n = this.counters;
-    n[0] += s.acquired;
-    n[1] += s.released;
-    n[2] += s.timeouts;
-    n[3] += s.rejections;
-    n[4] += s.aborts;
-    n[5] += s.doubleReleases;
-    n[6] += s.leaseExpiries;
+    addCounters(this.counters, s);
     this.wait.addSummary(s.waitMs);
     this.hold.addSummary(s.holdMs);
   }
