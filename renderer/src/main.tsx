@@ -11,6 +11,7 @@ import { back, navigate } from "./app/router.js";
 import { frameStats } from "./charts/frame-scheduler.js";
 import { warmCharts } from "./charts/uplot-chart.js";
 import { DETAIL_CHARTS } from "./detail/chart-specs.js";
+import { warmDetail } from "./detail/warm-detail.js";
 import { FleetStore } from "./data/fleet-store.js";
 import { resolveHubTarget } from "./data/hub-target.js";
 import { MuteStore } from "./data/mute-store.js";
@@ -50,14 +51,20 @@ async function main(): Promise<void> {
     const target = r.view === "semaphore" ? { kind: "semaphore" as const, key: r.key } : { kind: "fleet" as const, service: r.service, name: r.name };
     DetailFeed.prefetch(client, store, target, windowMs(r.window ?? DEFAULT_WINDOW), r.at !== undefined ? { at: r.at } : null);
   });
-  // Once the first snapshot is in and the page has settled, draw the detail charts offscreen so
-  // the first detail view does not run the chart code cold.
+  // Once the first snapshot is in and the page has settled, draw the detail charts offscreen,
+  // then render one detail view offscreen, so the first detail view does not run its code cold.
   const idle = (fn: () => void) =>
     typeof window.requestIdleCallback === "function" ? window.requestIdleCallback(() => fn(), { timeout: 2000 }) : setTimeout(fn, 50);
   const stopWaiting = store.subscribe("structure", () => {
     if (!store.hasSnapshot) return;
     stopWaiting();
-    setTimeout(() => warmCharts(DETAIL_CHARTS, idle), 500);
+    const warmView = () => {
+      // Not when a detail view is already open: its code is warm, and it is using the charts.
+      const view = parseRoute(window.location.hash).view;
+      const first = store.itemList()[0];
+      if (first !== undefined && view !== "semaphore" && view !== "fleet") warmDetail(services, first.key);
+    };
+    setTimeout(() => warmCharts(DETAIL_CHARTS, idle, () => idle(warmView)), 500);
   });
   const root = document.getElementById("root");
   if (root === null) throw new Error("no #root");

@@ -168,12 +168,13 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
 }
 
 /**
- * Draws each spec once, offscreen, on a few synthetic points, and throws the charts away. The
- * first detail view otherwise runs uPlot and our options, axes and draw hooks cold (parsed and
- * compiled as they go): tens of milliseconds on the very open a user waits for. Call it when
- * the page is idle; each chart is its own task, so none of them is long.
+ * Draws each spec once, offscreen, on a few synthetic points, and keeps the charts for the first
+ * detail view (chart-pool.ts). That view otherwise runs uPlot and our options, axes and draw hooks
+ * cold (parsed and compiled as they go): tens of milliseconds on the very open a user waits for.
+ * Call it when the page is idle; each chart is its own task, so none of them is long. `done`
+ * runs after the last one.
  */
-export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) => void): void {
+export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) => void, done?: () => void): void {
   const host = document.createElement("div");
   host.setAttribute("aria-hidden", "true");
   const mainWidth = document.querySelector("main")?.clientWidth ?? window.innerWidth;
@@ -213,6 +214,7 @@ export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) =
     const item = queue.shift();
     if (item === undefined) {
       host.remove();
+      done?.();
       return;
     }
     const { spec, el } = item;

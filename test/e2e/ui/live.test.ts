@@ -84,6 +84,33 @@ describe("live views in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 40_000);
 
+  it("warms a detail view offscreen after start-up, out of the page's reach, and leaves nothing behind", async () => {
+    const tab = await browser.context.newPage();
+    const historyAsks: string[] = [];
+    tab.on("websocket", (ws) => ws.on("framesent", (f) => typeof f.payload === "string" && f.payload.includes('"history:get"') && historyAsks.push(f.payload)));
+    // What the page holds besides the app's #root: the warm-up's host while it runs, nothing after.
+    const extraHosts = () => tab.evaluate(() => [...document.body.children].filter((e) => e.tagName === "DIV" && e.id !== "root").length);
+    try {
+      await tab.goto(rig?.hub.url ?? "");
+      await tab.getByTestId("overview").waitFor();
+      // Nobody opened a view, yet one view's history is asked for: the warm-up's.
+      await until("the warm-up's history request", () => historyAsks.length, (n) => n === 1, 10_000);
+      expect(await extraHosts()).toBe(1);
+      // Inside a closed shadow root: no query, test id or focus reaches its controls.
+      expect(await tab.getByTestId("detail").count()).toBe(0);
+      expect(await tab.evaluate(() => document.querySelectorAll("[data-chart], .detail").length)).toBe(0);
+      await until("the warm-up gone", extraHosts, (n) => n === 0, 5000);
+      expect(historyAsks).toHaveLength(1);
+      expect(tab.url()).not.toContain("#/s/");
+      // The first real view after it draws its charts (the ones the warm-up kept).
+      await tab.locator(".sem-row").first().click();
+      await tab.getByTestId("detail").waitFor();
+      await until("the permits chart drawn", () => tab.locator('[data-chart="permits"] canvas').count(), (n) => n > 0, 10_000);
+    } finally {
+      await tab.close();
+    }
+  }, 30_000);
+
   it("token form: a wrong token gets a clear error message, the right one connects", async () => {
     const guarded = await createHub({ port: 0, staticDir, token: "s3cret-token", log: () => undefined });
     const tab = await browser.context.newPage();
