@@ -89,7 +89,7 @@ describe("live views in the browser (web mode, real agents)", () => {
     const historyAsks: string[] = [];
     tab.on("websocket", (ws) => ws.on("framesent", (f) => typeof f.payload === "string" && f.payload.includes('"history:get"') && historyAsks.push(f.payload)));
     // What the page holds besides the app's #root: the warm-up's host while it runs, nothing after.
-    const extraHosts = () => tab.evaluate(() => [...document.body.children].filter((e) => e.tagName === "DIV" && e.id !== "root").length);
+    const extraHosts = () => tab.evaluate(() => Array.from(document.body.children).filter((e) => e.tagName === "DIV" && e.id !== "root").length);
     try {
       await tab.goto(rig?.hub.url ?? "");
       await tab.getByTestId("overview").waitFor();
