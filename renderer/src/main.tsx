@@ -9,6 +9,7 @@ import { App } from "./app/app.js";
 import { AppContext, type AppServices } from "./app/context.js";
 import { back, navigate } from "./app/router.js";
 import { frameStats } from "./charts/frame-scheduler.js";
+import { whenIdle } from "./charts/idle.js";
 import { warmCharts } from "./charts/uplot-chart.js";
 import { DETAIL_CHARTS } from "./detail/chart-specs.js";
 import { warmDetail } from "./detail/warm-detail.js";
@@ -53,8 +54,7 @@ async function main(): Promise<void> {
   });
   // Once the first snapshot is in and the page has settled, draw the detail charts offscreen,
   // then render one detail view offscreen, so the first detail view does not run its code cold.
-  const idle = (fn: () => void) =>
-    typeof window.requestIdleCallback === "function" ? window.requestIdleCallback(() => fn(), { timeout: 2000 }) : setTimeout(fn, 50);
+  const idle = (fn: () => void) => whenIdle(fn, 2000);
   const stopWaiting = store.subscribe("structure", () => {
     if (!store.hasSnapshot) return;
     stopWaiting();

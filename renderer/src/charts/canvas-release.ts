@@ -2,17 +2,13 @@
 // idle. A canvas left to the GC is freed by its pre-finalizer inside a major GC's atomic pause:
 // a detail view's charts made that pause 20-30 ms, and it fell in whatever came next (often the
 // next detail view opening). Shrunk to 0×0 first, a canvas has nothing left to free there.
+import { whenIdle } from "./idle.js";
 
 /** Release work per idle callback, in ms. */
 const SLICE_MS = 2;
 
 const queue: HTMLCanvasElement[] = [];
 let scheduled = false;
-
-function idle(fn: () => void): void {
-  if (typeof window.requestIdleCallback === "function") window.requestIdleCallback(fn, { timeout: 1000 });
-  else setTimeout(fn, 50);
-}
 
 function run(): void {
   scheduled = false;
@@ -29,7 +25,7 @@ function run(): void {
 function schedule(): void {
   if (scheduled) return;
   scheduled = true;
-  idle(run);
+  whenIdle(run, 1000);
 }
 
 /** Frees these detached canvases' pixels soon, outside the task that detached them. */

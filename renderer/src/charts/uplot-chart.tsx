@@ -9,6 +9,7 @@ import type { ChartFeed, ChartSpec, Unit } from "./chart-spec.js";
 import { chartColors, cssVar, withAlpha } from "./chart-theme.js";
 import { keepChart, schemeIsDark, takeChart, type ChartBinding } from "./chart-pool.js";
 import { cancelFrame, claimHeavyWork, scheduleFrame } from "./frame-scheduler.js";
+import { offscreenHost } from "./offscreen-host.js";
 
 export interface ChartHandle {
   spec: ChartSpec;
@@ -175,10 +176,7 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
  * runs after the last one.
  */
 export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) => void, done?: () => void): void {
-  const host = document.createElement("div");
-  host.setAttribute("aria-hidden", "true");
-  const mainWidth = document.querySelector("main")?.clientWidth ?? window.innerWidth;
-  host.style.cssText = `position:fixed;left:-10000px;top:0;width:${mainWidth}px;visibility:hidden;pointer-events:none`;
+  const host = offscreenHost();
   // The detail view's own grid (detail.css), so each chart is warmed at the width a detail view
   // gives it and the first view reuses it without resizing its canvas.
   const charts = document.createElement("div");

@@ -6,17 +6,15 @@
 import { startTransition } from "react";
 import { createRoot } from "react-dom/client";
 import { AppContext, type AppServices } from "../app/context.js";
+import { offscreenHost } from "../charts/offscreen-host.js";
 import { DetailView } from "./detail-view.js";
 
 /** Long enough for the history to come back, the side panels to mount and a frame to draw. */
 const WARM_MS = 1500;
 
-export function warmDetail(services: AppServices, key: string, done?: () => void): void {
-  const host = document.createElement("div");
-  host.setAttribute("aria-hidden", "true");
+export function warmDetail(services: AppServices, key: string): void {
+  const host = offscreenHost("height:900px;contain:strict");
   host.inert = true;
-  const mainWidth = document.querySelector("main")?.clientWidth ?? window.innerWidth;
-  host.style.cssText = `position:fixed;left:-10000px;top:0;width:${mainWidth}px;height:900px;visibility:hidden;pointer-events:none;contain:strict`;
   // A closed shadow root: the warm view's buttons and test ids are out of reach of the page's
   // queries, keyboard focus and tests, which would otherwise see two detail views for a moment.
   // The page's style sheets are cloned in so the charts are sized as in a real view.
@@ -40,7 +38,6 @@ export function warmDetail(services: AppServices, key: string, done?: () => void
       root.unmount();
     } finally {
       host.remove();
-      done?.();
     }
   }, WARM_MS);
 }
