@@ -6,7 +6,7 @@
 // map-size check.
 import type { AlertChange, AlertEngine } from "../../shared/alerts/index.js";
 import { diagnose, type Diagnosis } from "../../shared/diagnosis/index.js";
-import type { HistoryStore } from "../../shared/history/index.js";
+import { WindowScratch, type HistoryStore } from "../../shared/history/index.js";
 import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../shared/protocol/index.js";
 
 /** Alerts that get a diagnosis. */
@@ -41,6 +41,8 @@ export class AlertEvidence {
   private readonly watched = new Map<string, Watched[]>();
   /** Alerts holding a full ring, oldest first. */
   private readonly fullRings: string[] = [];
+  /** The rows each diagnosis reads: diagnose() keeps none of them. */
+  private readonly rows = new WindowScratch();
 
   constructor(
     private readonly engine: AlertEngine,
@@ -89,7 +91,7 @@ export class AlertEvidence {
   diagnosis(key: string, t: number): Diagnosis | null {
     const h = this.history.get(key);
     if (h === undefined) return null;
-    return diagnose(h.window("1s", t - DIAGNOSIS_HISTORY_MS, t));
+    return diagnose(this.rows.read(h.reader("1s"), t - DIAGNOSIS_HISTORY_MS, t));
   }
 
   /**

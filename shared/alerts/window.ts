@@ -83,6 +83,8 @@ export class TrailingWindow {
   private head = 0;
   private len = 0;
   private coveredMs = 0;
+  /** Each field summed over the entries held (see sum()). */
+  private sums = NONE;
 
   constructor(
     readonly fields: number,
@@ -119,7 +121,19 @@ export class TrailingWindow {
 
   /** Sets field `f` of the newest entry. */
   set(f: number, v: number): void {
-    this.buf[this.offset(this.len - 1) + HEADER + f] = v;
+    const i = this.offset(this.len - 1) + HEADER + f;
+    this.sums[f] += v - this.buf[i];
+    this.buf[i] = v;
+  }
+
+  /**
+   * Field f summed over the entries held, kept up to date as entries come and go: a rule that
+   * needs a window's total on every sample reads it in O(1), not with a pass over the entries (a
+   * 10 s window of an agent sampling every 100 ms holds 100). Exactly the sum a pass would give
+   * for integer fields (counts) whose totals stay below 2^53.
+   */
+  sum(f: number): number {
+    return this.len === 0 ? 0 : this.sums[f];
   }
 
   /** Drops the oldest entries the newer ones no longer need to cover `windowMs`. */
@@ -132,6 +146,8 @@ export class TrailingWindow {
   dropFirst(): void {
     if (this.len === 0) return;
     this.coveredMs -= this.cover(0);
+    const o = this.offset(0) + HEADER;
+    for (let f = 0; f < this.fields; f++) this.sums[f] -= this.buf[o + f];
     this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
     this.len--;
     if (this.len === 0) this.clear();
@@ -141,6 +157,7 @@ export class TrailingWindow {
     this.head = 0;
     this.len = 0;
     this.coveredMs = 0;
+    this.sums.fill(0);
   }
 
   /** Entry i's sample time (0 the oldest). */
@@ -192,5 +209,6 @@ export class TrailingWindow {
     this.buf = buf;
     this.capacity = next;
     this.head = 0;
+    if (this.sums.length === 0) this.sums = new Float64Array(this.fields);
   }
 }

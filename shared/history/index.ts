@@ -24,3 +24,4 @@ export {
 } from "./history-options.js";
 export { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SEMAPHORES, DEFAULT_MIN_IDLE_MS, HistoryEntry, HistoryStore, type HistoryStoreOptions } from "./history-store.js";
 export { SemaphoreHistory } from "./semaphore-history.js";
+export { WindowScratch } from "./window-scratch.js";

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AlertEngine, applyThresholds, DEFAULT_THRESHOLDS } from "../../../shared/alerts/index.js";
 import { Run, TrailingWindow } from "../../../shared/alerts/window.js";
@@ -92,6 +93,39 @@ describe("windows", () => {
     // Still a window: a gap restarts it, and honest samples after fill it by time again.
     for (let i = 1; i <= 12; i++) push(w, 2_000_000 + i * 1000, i);
     expect(values(w)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
+  it("a trailing window's running sums equal a pass over what it holds, whatever comes and goes", () => {
+    // Steps: a sample (time step, interval, counts), an explicit drop of the oldest, or a clear.
+    const step = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ dt: fc.integer({ min: 0, max: 5000 }), iv: fc.constantFrom(100, 1000, 2000), a: fc.nat(1_000_000), b: fc.nat(50) }) },
+      { weight: 1, arbitrary: fc.constant("drop" as const) },
+      { weight: 1, arbitrary: fc.constant("clear" as const) },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.array(step, { maxLength: 300 }), (maxSamples, steps) => {
+        const w = new TrailingWindow(2, maxSamples);
+        let t = 1_000_000;
+        for (const s of steps) {
+          if (s === "drop") w.dropFirst();
+          else if (s === "clear") w.clear();
+          else {
+            t += s.dt;
+            w.push(t, s.iv, 2 * s.iv);
+            w.set(0, s.a);
+            w.set(1, s.b);
+            w.set(1, s.b + 1); // a field set twice counts once, at its last value
+            w.trim(10_000);
+          }
+          for (let f = 0; f < 2; f++) {
+            let pass = 0;
+            for (let i = 0; i < w.size; i++) pass += w.get(i, f);
+            expect(w.sum(f)).toBe(pass);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
