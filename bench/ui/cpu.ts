@@ -10,6 +10,8 @@
 // by name: a delta's receive and script, a frame's layout, paint and canvas commit, a GC's
 // phases) and the same for its three longest tasks. Its extra trace categories cost CPU too:
 // compare detail runs with detail runs.
+// BENCH_CPU_LIVE_S=<s> ends with the 1 h detail view open and live for that long, the phase where
+// bench:ui's rare long task (a WebSocket message) was seen.
 import { join } from "node:path";
 import type { CDPSession } from "playwright-core";
 import { createHub } from "../../main/hub/index.js";
@@ -20,6 +22,7 @@ import { sampleOf } from "./samples.js";
 const KEY = semaphoreKey("svc-00", "inst-00", "sem-0");
 const OPENS = 4;
 const DETAIL = process.env.BENCH_CPU_DETAIL === "1";
+const LIVE_S = Number(process.env.BENCH_CPU_LIVE_S ?? 0);
 
 interface TraceEvent {
   name: string;
@@ -129,6 +132,14 @@ async function main(): Promise<void> {
         await sleep(1500);
       }
       await mark("end");
+      if (LIVE_S > 0) {
+        await page.evaluate((h) => (location.hash = h), `#/s/${encodeURIComponent(KEY)}?w=1h`);
+        await page.locator(".chart-card .uplot").first().waitFor();
+        await sleep(1500);
+        await mark("live");
+        await sleep(LIVE_S * 1000);
+        await mark("live-end");
+      }
     });
     const { tasks, marks } = digest(events);
     const phase = (label: string, from: string, to: string) => {
@@ -156,6 +167,19 @@ async function main(): Promise<void> {
     for (let i = 0; i < OPENS; i++) {
       phase(`open ${i} (+1 s live)`, `open-${i}`, `back-${i}`);
       phase(`back ${i}`, `back-${i}`, i + 1 < OPENS ? `open-${i + 1}` : "end");
+    }
+    if (LIVE_S > 0) {
+      phase(`detail live ${LIVE_S} s`, "live", "live-end");
+      if (process.env.BENCH_CPU_DUMP === "1") {
+        const a = marks.get("live") ?? 0;
+        const b = marks.get("live-end") ?? 0;
+        const live = tasks.filter((t) => t.ts >= a && t.ts < b).sort((x, y) => y.tdur - x.tdur).slice(0, 3);
+        for (const t of live) {
+          console.log(`  task ${(t.tdur / 1000).toFixed(1)} ms cpu, ${(t.dur / 1000).toFixed(1)} wall:`);
+          const inner = events.filter((e) => e.ts >= t.ts && e.ts < t.ts + t.dur && (e.dur ?? 0) >= 500).sort((x, y) => x.ts - y.ts);
+          for (const e of inner.slice(0, 40)) console.log(`    +${((e.ts - t.ts) / 1000).toFixed(1)} ${e.name} [${e.cat}] tid ${e.tid} dur ${((e.dur ?? 0) / 1000).toFixed(1)} tdur ${((e.tdur ?? 0) / 1000).toFixed(1)} ${JSON.stringify(e.args ?? {}).slice(0, 160)}`);
+        }
+      }
     }
     if (browser.errors.length > 0) console.log(`page errors: ${browser.errors.join(" | ")}`);
   } finally {
