@@ -25,9 +25,16 @@ async function main(): Promise<void> {
     await runWeb(opts);
     return;
   }
+  if (opts.port === 0) {
+    // The demo must know the app's port before it starts, and the app takes no free-port request.
+    console.error("semscope: --port 0 picks a free port in web mode only (npm run web, or npm start -- --web)");
+    process.exit(2);
+  }
   buildRendererIfNeeded();
   buildMainIfNeeded();
   // The hub runs in Electron's main process: its V8 flags must be given at launch (main/hub/node-flags.ts).
+  // The app's local hub takes --port and SEMSCOPE_TOKEN over its settings (main/app/launch.ts): the
+  // demo below streams to exactly that port with that token.
   const args = [`--js-flags=${HUB_NODE_FLAGS.join(" ")}`, root, `--port=${opts.port}`];
   const env = { ...process.env, ...(opts.token !== undefined ? { SEMSCOPE_TOKEN: opts.token } : {}) };
   const app = spawn(electron.path, args, { stdio: "inherit", env });

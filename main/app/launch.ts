@@ -14,6 +14,13 @@ export interface LaunchArgs {
   record?: string;
   /** `--no-demo`: no built-in demo this run, whatever the settings say (`npm start` runs its own). */
   noDemo?: boolean;
+  /**
+   * `--port <n>` or `--port=<n>`: the local hub listens there this run, whatever the settings say
+   * (`npm start --port`, whose demo streams to that port). Not saved into the settings.
+   */
+  port?: number;
+  /** Flags of ours given a value they cannot take, one line each: the app says so and goes on without them. */
+  problems?: string[];
 }
 
 /**
@@ -32,6 +39,12 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchArgs {
     if (a === "--record" && i + 1 < argv.length && !argv[i + 1].startsWith("--")) out.record = argv[++i];
     else if (a.startsWith("--record=") && a.length > "--record=".length) out.record = a.slice("--record=".length);
     else if (a === "--no-demo") out.noDemo = true;
+    else if (a === "--port" || a.startsWith("--port=")) {
+      const raw = a === "--port" ? (i + 1 < argv.length ? argv[++i] : "") : a.slice("--port=".length);
+      const port = /^\d{1,5}$/.test(raw) ? Number(raw) : NaN;
+      if (port >= 1 && port <= 65535) out.port = port;
+      else (out.problems ??= []).push(`--port must be an integer from 1 to 65535, got ${JSON.stringify(raw)}: using the port in Settings`);
+    }
   }
   return out;
 }

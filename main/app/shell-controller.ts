@@ -12,7 +12,7 @@ import { AlertPoller, LOCAL_POLL_MS, localAlertReader, REMOTE_POLL_MS, remoteAle
 import { applicationMenu, trayMenu, type MenuAction, type MenuItemData } from "./menu-template.js";
 import type { TrustedOrigin } from "./navigation-policy.js";
 import { originOf } from "./origin.js";
-import { connectionFor, hubTarget, LOCAL_HUB_HOST, LOCAL_HUB_NAME, sameTarget, type HubTarget, type ShellHub, type StartHub } from "./shell-hub.js";
+import { connectionFor, hubTarget, LOCAL_HUB_HOST, LOCAL_HUB_NAME, sameTarget, type HubTarget, type LocalOverride, type ShellHub, type StartHub } from "./shell-hub.js";
 import { trayState, type TrayState } from "./tray-state.js";
 
 /** What the shell does to the screen; implemented over Electron in main/electron/. */
@@ -40,6 +40,8 @@ export interface ShellControllerOptions {
   staticDir?: string;
   /** NDJSON recording for the local hub (`--record <file>`). */
   record?: string;
+  /** The local hub's port and token from the command line, over the settings' (launch.ts). */
+  localOverride?: LocalOverride;
   /** The built-in demo, run against the local hub while settings.runDemo is on; absent: none bundled. */
   demo?: DemoService;
   remoteReader?: (origin: string, token: string | null) => AlertReader;
@@ -60,7 +62,7 @@ export class ShellController {
   private readonly log: (line: string) => void;
 
   constructor(private readonly opts: ShellControllerOptions) {
-    this.target = hubTarget(opts.store.current);
+    this.target = hubTarget(opts.store.current, opts.localOverride);
     this.log = opts.log ?? ((line) => process.stderr.write(`${line}\n`));
   }
 
@@ -98,7 +100,7 @@ export class ShellController {
     const saved = await this.opts.store.save(candidate);
     if (!saved.ok) return { ok: false, error: saved.error };
     const next = saved.settings;
-    const reconnecting = !sameTarget(hubTarget(next), this.target);
+    const reconnecting = !sameTarget(hubTarget(next, this.opts.localOverride), this.target);
     if (!reconnecting && this.hub !== null && JSON.stringify(before.thresholds) !== JSON.stringify(next.thresholds)) {
       this.applyThresholds(next);
     }
@@ -164,7 +166,7 @@ export class ShellController {
   private async connect(): Promise<boolean> {
     if (this.shutDown) return false;
     const settings = this.opts.store.current;
-    this.target = hubTarget(settings);
+    this.target = hubTarget(settings, this.opts.localOverride);
     this.stopPolling();
     this.trusted = null;
     this.notifier.reset();

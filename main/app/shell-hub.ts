@@ -36,13 +36,19 @@ export type HubTarget =
   | { kind: "local"; port: number; token: string | null }
   | { kind: "remote"; id: string; name: string; origin: string; token: string | null };
 
-export function hubTarget(settings: Settings): HubTarget {
+/** What the command line sets for this run's local hub, over the settings (`npm start --port/--token`). */
+export interface LocalOverride {
+  readonly port?: number;
+  readonly token?: string;
+}
+
+export function hubTarget(settings: Settings, local: LocalOverride = {}): HubTarget {
   if (settings.activeRemoteId !== null) {
     const remote = settings.remoteHubs.find((h) => h.id === settings.activeRemoteId);
     // The schema guarantees the id exists; fall back to local rather than trust that blindly.
     if (remote !== undefined) return { kind: "remote", id: remote.id, name: remote.name, origin: new URL(remote.url).origin, token: remote.token };
   }
-  return { kind: "local", port: settings.hub.port, token: settings.hub.token };
+  return { kind: "local", port: local.port ?? settings.hub.port, token: local.token ?? settings.hub.token };
 }
 
 export function sameTarget(a: HubTarget, b: HubTarget): boolean {

@@ -97,7 +97,11 @@ async function start(): Promise<void> {
 
   const staticDir = rendererDir(app.getAppPath(), app.isPackaged);
   const hasDashboard = existsSync(join(staticDir, "index.html"));
-  const { record, noDemo } = parseLaunchArgs(process.argv);
+  const { record, noDemo, port, problems } = parseLaunchArgs(process.argv);
+  for (const problem of problems ?? []) log(`semscope: ${problem}`);
+  // `npm start` hands its --port and --token over (the token in the environment, out of `ps`).
+  const envToken = process.env.SEMSCOPE_TOKEN;
+  const localOverride = { ...(port !== undefined ? { port } : {}), ...(envToken !== undefined && envToken !== "" ? { token: envToken } : {}) };
   // Bundled by packaging (build/bundle-demo.mjs). In a checkout `npm start` runs the demo itself
   // (a dist/demo left by a packaging run must not make it two).
   const demoPlan =
@@ -120,6 +124,7 @@ async function start(): Promise<void> {
     isPackaged: app.isPackaged,
     ...(hasDashboard ? { staticDir } : {}),
     ...(record !== undefined ? { record } : {}),
+    localOverride,
     ...(demo !== undefined ? { demo } : {}),
     log,
   });

@@ -80,4 +80,15 @@ describe("launch", () => {
     expect(parseLaunchArgs(["semscope", "--record", "--other"])).toEqual({});
     expect(parseLaunchArgs(["semscope", "--record="])).toEqual({});
   });
+
+  it("reads --port for this run's local hub, and reports a port it cannot use instead of guessing", () => {
+    expect(parseLaunchArgs(["/usr/bin/electron", "--js-flags=--max-semi-space-size=64", ".", "--port=7431"])).toEqual({ port: 7431 });
+    expect(parseLaunchArgs(["semscope", "--port", "65535", "--no-demo"])).toEqual({ port: 65535, noDemo: true });
+    for (const bad of ["--port=0", "--port=70000", "--port=74x", "--port=", "--port=-1", "--port=7420.5"]) {
+      const out = parseLaunchArgs(["semscope", bad]);
+      expect(out.port).toBeUndefined();
+      expect(out.problems).toEqual([expect.stringMatching(/^--port must be an integer from 1 to 65535, got ".*": using the port in Settings$/)]);
+    }
+    expect(parseLaunchArgs(["semscope", "--port"]).problems).toHaveLength(1);
+  });
 });

@@ -214,6 +214,20 @@ describe("ShellController with the local hub", () => {
     expect(c.connection().token).toBe("n3w");
   });
 
+  it("runs the local hub on the command line's port and token over the settings', and keeps them when settings change", async () => {
+    const store = await storeWith((s) => (s.hub = { port: 7777, token: "t0k" }));
+    const c = make(store, { localOverride: { port: 7431, token: "cli" } });
+    await c.start();
+    expect(hubOptions[0]).toMatchObject({ port: 7431, token: "cli" });
+    expect(c.connection().token).toBe("cli");
+    // The settings' own port and token are left as they were, and changing them does not move this run's hub.
+    expect(c.settingsView().settings.hub).toEqual({ port: 7777, token: "t0k" });
+    const r = await c.saveSettings({ ...c.settingsView().settings, hub: { port: 7999, token: "n3w" } });
+    expect(r).toMatchObject({ ok: true, reconnecting: false });
+    expect(hubOptions).toHaveLength(1);
+    expect(c.connection().token).toBe("cli");
+  });
+
   it("closes the hub on shutdown and refuses saves after it", async () => {
     const c = make(await storeWith());
     await c.start();
