@@ -59,6 +59,17 @@ export class HistoryEntry {
   }
 }
 
+/**
+ * A fraction in [0, 1) from the key (FNV-1a): when its history's rings grow (ColumnRing `spread`).
+ * From the key rather than a counter or a random draw, so a replay's histories grow as the live
+ * hub's did.
+ */
+export function growthSpread(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h >>> 0) / 2 ** 32;
+}
+
 export class HistoryStore {
   /** Histories held at most: the count bound or the memory bound, whichever is lower. */
   readonly capacity: number;
@@ -115,7 +126,7 @@ export class HistoryStore {
       this.candidates[this.nextCandidate++] = undefined;
       this.evictedCount++;
     }
-    const history = new SemaphoreHistory(this.historyOptions);
+    const history = new SemaphoreHistory(this.historyOptions, growthSpread(key));
     this.byKey.set(key, new HistoryEntry(key, history, now, ++this.stamps));
     return history.push(sample, t, intervalMs);
   }

@@ -137,8 +137,9 @@ export class MinuteTier implements TierReader {
   constructor(
     maxPoints: number,
     private readonly histBytes: number,
+    spread = 0,
   ) {
-    this.ring = new ColumnRing(minuteSchema(histBytes), maxPoints, 16);
+    this.ring = new ColumnRing(minuteSchema(histBytes), maxPoints, 16, spread);
   }
 
   /** Closed minutes held, plus the open one. */

@@ -73,8 +73,9 @@ export class SecondTier implements TierReader {
   constructor(
     maxPoints: number,
     private readonly histBytes: number,
+    spread = 0,
   ) {
-    this.ring = new ColumnRing(secondSchema(histBytes), maxPoints);
+    this.ring = new ColumnRing(secondSchema(histBytes), maxPoints, undefined, spread);
   }
 
   get length(): number {

@@ -23,10 +23,11 @@ export class SemaphoreHistory {
   private lastT = -Infinity;
   private ignoredCount = 0;
 
-  constructor(opts?: SemaphoreHistoryOptions) {
+  /** `growthSpread`: see ColumnRing's `spread` (HistoryStore derives one from the key). */
+  constructor(opts?: SemaphoreHistoryOptions, growthSpread = 0) {
     this.options = resolveHistoryOptions(opts);
-    this.second = new SecondTier(this.options.secondPoints, this.options.secondHistBytes);
-    this.minute = new MinuteTier(this.options.minutePoints, this.options.minuteHistBytes);
+    this.second = new SecondTier(this.options.secondPoints, this.options.secondHistBytes, growthSpread);
+    this.minute = new MinuteTier(this.options.minutePoints, this.options.minuteHistBytes, growthSpread);
   }
 
   /**

@@ -11,8 +11,9 @@ describe("ColumnRing", () => {
         fc.integer({ min: 1, max: 40 }),
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 0, max: 150 }),
-        (max, initial, n) => {
-          const ring = new ColumnRing(schema, max, initial);
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        (max, initial, n, spread) => {
+          const ring = new ColumnRing(schema, max, initial, spread);
           for (let i = 0; i < n; i++) {
             const p = ring.append();
             ring.cols.t[p] = i * 10;
@@ -50,5 +51,32 @@ describe("ColumnRing", () => {
     expect(ring.bytes()).toBe(8 * 12);
     for (let i = 0; i < 200; i++) ring.append();
     expect(ring.bytes()).toBe(100 * 12);
+  });
+
+  it("grows early by its spread, at most a quarter of its rows, so rings started together do not all grow at once", () => {
+    const sizesAt = (spread: number) => {
+      const ring = new ColumnRing(schema, 1000, 64, spread);
+      const out: number[] = [];
+      for (let i = 0; i < 600; i++) {
+        ring.append();
+        out.push(ring.bytes() / 12);
+      }
+      return out;
+    };
+    // Spread 0: when full, as before.
+    expect(sizesAt(0).indexOf(128)).toBe(64);
+    // The first growth of 100 rings spread over [0, 1) falls on 16 different appends: the 50th to the 65th.
+    const firstGrowth = Array.from({ length: 100 }, (_, k) => sizesAt(k / 100).indexOf(128));
+    expect(Math.min(...firstGrowth)).toBe(49);
+    expect(Math.max(...firstGrowth)).toBe(64);
+    expect(new Set(firstGrowth).size).toBe(16);
+    // The doublings after it spread the same way, and never pass maxPoints.
+    const half = sizesAt(0.999);
+    expect(half.indexOf(256)).toBe(128 - 31);
+    expect(half.indexOf(512)).toBe(256 - 63);
+    expect(half.indexOf(1000)).toBe(512 - 127);
+    expect(Math.max(...half)).toBe(1000);
+    expect(() => new ColumnRing(schema, 10, 4, 1)).toThrow(RangeError);
+    expect(() => new ColumnRing(schema, 10, 4, Number.NaN)).toThrow(RangeError);
   });
 });

@@ -232,3 +232,48 @@ describe("fleetWindow", () => {
     expect([w.length, w.partialLast]).toEqual([1, true]);
   });
 });
+
+describe("HistoryStore growth", () => {
+  it("spreads its histories' ring growth over many samples, within the stated memory", () => {
+    // 500 semaphores of one fleet, first sampled in the same second: how many grow at each sample.
+    const n = 500;
+    const store = new HistoryStore({ maxSemaphores: n, maxBytes: n * HISTORY_FULL_BYTES });
+    const keys = Array.from({ length: n }, (_, i) => `svc-${i % 7}/inst-${i % 50}/sem-${i}`);
+    const before = new Map<string, number>();
+    let mostAtOnce = 0;
+    for (let s = 1; s <= 300; s++) {
+      let grew = 0;
+      for (const k of keys) {
+        store.push(k, sample(), T0 + s * SEC, SEC);
+        const b = store.get(k)?.bytes() ?? 0;
+        if (before.has(k) && b !== before.get(k)) grew++;
+        before.set(k, b);
+      }
+      mostAtOnce = Math.max(mostAtOnce, grew);
+    }
+    // Growing only when full, all 500 would grow in the same second (64, 128, 256 samples).
+    expect(mostAtOnce).toBeLessThanOrEqual(n / 8);
+    // The stated figures hold: under 80 KiB after 5 minutes, exactly the full figure once full.
+    for (const k of keys) expect(store.get(k)?.bytes()).toBeLessThan(80 * 1024);
+    const one = keys[0];
+    for (let m = 6; m <= 1450; m++) store.push(one, sample(), T0 + m * MIN, SEC);
+    expect(store.get(one)?.bytes()).toBe(HISTORY_FULL_BYTES);
+  });
+
+  it("grows a replay's histories at the same samples as the live hub's (the spread comes from the key)", () => {
+    const grows = (key: string) => {
+      const store = new HistoryStore();
+      const at: number[] = [];
+      let last = 0;
+      for (let s = 1; s <= 200; s++) {
+        store.push(key, sample(), T0 + s * SEC, SEC);
+        const b = store.bytes();
+        if (b !== last && last !== 0) at.push(s);
+        last = b;
+      }
+      return at;
+    };
+    expect(grows("svc/a/db")).toEqual(grows("svc/a/db"));
+    expect(grows("svc/a/db")).toHaveLength(2);
+  });
+});
