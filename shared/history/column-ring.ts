@@ -60,32 +60,31 @@ export class ColumnRing<S extends TimedSchema> {
   /** The columns. Growth replaces the arrays: read `cols` again after an `append()`. */
   cols: Columns<S>;
   private allocated: number;
-  /** Rows at which the next append grows the storage first (see `spread`). */
-  private growAt: number;
   private start = 0;
   private count = 0;
   private overwrote = false;
 
   /**
-   * `spread` (0 ≤ spread < 1): how early, as a fraction of a quarter of the storage, this ring
-   * grows (0: when full). Rings that started together (a hub's semaphores, all first sampled
+   * `spread` (0 ≤ spread < 1): how much larger than `initialPoints` this ring starts, as a fraction
+   * of a quarter of it (0: exactly initialPoints). It grows when full, by doubling, so every growth
+   * comes that much later. Rings that started together (a hub's semaphores, all first sampled
    * within seconds) would otherwise all double in the same second: at 10,000 semaphores that
    * second allocated and copied ~330 MB and stalled the hub for 1.4 s. Given spread values spread
-   * over [0, 1), their growth spreads over a quarter of the rows held, a quarter of a minute and
-   * more at 1 s samples. Growth changes the bytes held, never the rows.
+   * over [0, 1), their growth spreads over a quarter of the rows held, 16 s and more at 1 s
+   * samples. Later rather than earlier: growth is never pulled into a semaphore's first minute.
    */
   constructor(
     private readonly schema: S,
     readonly maxPoints: number,
     initialPoints = INITIAL_POINTS,
-    private readonly spread = 0,
+    spread = 0,
   ) {
     if (!Number.isInteger(maxPoints) || maxPoints < 1) {
       throw new RangeError(`maxPoints must be an integer ≥ 1, got ${maxPoints}`);
     }
     if (!(spread >= 0 && spread < 1)) throw new RangeError(`spread must be in [0, 1), got ${String(spread)}`);
-    this.allocated = Math.min(maxPoints, Math.max(1, initialPoints));
-    this.growAt = this.growthPoint();
+    const initial = Math.max(1, initialPoints);
+    this.allocated = Math.min(maxPoints, initial + Math.floor((spread * initial) / 4));
     this.cols = allocateColumns(schema, this.allocated) as Columns<S>;
   }
 
@@ -107,9 +106,11 @@ export class ColumnRing<S extends TimedSchema> {
 
   /** Reserves the slot for a new newest row and returns its physical index; the caller fills every column. */
   append(): number {
-    // Growth comes only before the first wrap: storage below maxPoints never wraps.
-    if (this.count >= this.growAt && this.allocated < this.maxPoints) this.grow();
     if (this.count < this.allocated) return this.phys(this.count++);
+    if (this.allocated < this.maxPoints) {
+      this.grow();
+      return this.count++;
+    }
     const p = this.start;
     this.start = p + 1 === this.allocated ? 0 : p + 1;
     this.overwrote = true;
@@ -152,10 +153,5 @@ export class ColumnRing<S extends TimedSchema> {
       cols[key] = bigger[key];
     }
     this.allocated = next;
-    this.growAt = this.growthPoint();
-  }
-
-  private growthPoint(): number {
-    return this.allocated - Math.floor((this.spread * this.allocated) / 4);
   }
 }

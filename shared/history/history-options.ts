@@ -14,9 +14,9 @@
 //
 // Per semaphore-hour: 60 minute rows × 128 B = 7.5 KiB of 1m history. The 1s tier is a fixed
 // 15-minute window (7.6 KiB per minute of 1 s samples, 114 KiB at most). Rings grow by doubling up to
-// these sizes, so a semaphore that has reported for 5 minutes holds 71 KiB (14 KiB at first); each
-// ring doubles when full or up to a quarter earlier, by an amount its key decides, so a fleet's
-// rings do not all double in the same second (ColumnRing `spread`; the 5-minute figure holds).
+// these sizes, each starting up to a quarter larger by an amount its key decides so that a fleet's
+// rings do not all double in the same second (ColumnRing `spread`): a semaphore that has reported
+// for 5 minutes holds 45–82 KiB (71 KiB without the spread; 14–17 KiB at first).
 // Not counted: JS object and typed-array headers (about 60 arrays, engine-dependent, a few KiB).
 //
 // The packed histogram sizes are the knob (packed-hist.ts): 13 B holds up to 6 buckets exactly or a

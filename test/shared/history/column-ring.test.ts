@@ -53,29 +53,31 @@ describe("ColumnRing", () => {
     expect(ring.bytes()).toBe(100 * 12);
   });
 
-  it("grows early by its spread, at most a quarter of its rows, so rings started together do not all grow at once", () => {
+  it("starts up to a quarter larger by its spread, so rings started together do not all grow at once", () => {
     const sizesAt = (spread: number) => {
       const ring = new ColumnRing(schema, 1000, 64, spread);
       const out: number[] = [];
-      for (let i = 0; i < 600; i++) {
+      for (let i = 0; i < 700; i++) {
         ring.append();
         out.push(ring.bytes() / 12);
       }
       return out;
     };
-    // Spread 0: when full, as before.
+    // Spread 0: 64 rows, doubled when full, as before.
     expect(sizesAt(0).indexOf(128)).toBe(64);
-    // The first growth of 100 rings spread over [0, 1) falls on 16 different appends: the 50th to the 65th.
-    const firstGrowth = Array.from({ length: 100 }, (_, k) => sizesAt(k / 100).indexOf(128));
-    expect(Math.min(...firstGrowth)).toBe(49);
-    expect(Math.max(...firstGrowth)).toBe(64);
+    // The first growth of 100 rings spread over [0, 1) falls on 16 different appends: the 65th to the 80th.
+    const firstGrowth = Array.from({ length: 100 }, (_, k) => sizesAt(k / 100).findIndex((rows, i) => i > 0 && rows > sizesAt(k / 100)[0]));
+    expect(Math.min(...firstGrowth)).toBe(64);
+    expect(Math.max(...firstGrowth)).toBe(79);
     expect(new Set(firstGrowth).size).toBe(16);
-    // The doublings after it spread the same way, and never pass maxPoints.
-    const half = sizesAt(0.999);
-    expect(half.indexOf(256)).toBe(128 - 31);
-    expect(half.indexOf(512)).toBe(256 - 63);
-    expect(half.indexOf(1000)).toBe(512 - 127);
-    expect(Math.max(...half)).toBe(1000);
+    // It doubles from there, when full, and never past maxPoints.
+    const late = sizesAt(0.999);
+    expect(late[0]).toBe(79);
+    expect(late.indexOf(158)).toBe(79);
+    expect(late.indexOf(316)).toBe(158);
+    expect(late.indexOf(632)).toBe(316);
+    expect(late.indexOf(1000)).toBe(632);
+    expect(Math.max(...late)).toBe(1000);
     expect(() => new ColumnRing(schema, 10, 4, 1)).toThrow(RangeError);
     expect(() => new ColumnRing(schema, 10, 4, Number.NaN)).toThrow(RangeError);
   });
