@@ -138,9 +138,26 @@ export interface TierReader {
 }
 
 export function readWindow(reader: TierReader, fromT: number, toT: number): ColumnarWindow {
+  return readWindowInto(reader, fromT, toT, (n) => createWindow(reader.tier, n, false));
+}
+
+/**
+ * readWindow() into the window `storage(n)` returns for its n rows (columns at least n long: a
+ * caller may hand the same one back each time, see WindowScratch); sets its tier, length and
+ * partialLast.
+ */
+export function readWindowInto(
+  reader: TierReader,
+  fromT: number,
+  toT: number,
+  storage: (rows: number) => MutableWindow<ColumnarWindow>,
+): ColumnarWindow {
   const [lo, hi] = fromT <= toT ? reader.range(fromT, toT) : [0, 0];
   const n = hi - lo;
-  const win = createWindow(reader.tier, n, n > 0 && reader.isProvisional(hi - 1));
+  const win = storage(n);
+  win.tier = reader.tier;
+  win.length = n;
+  win.partialLast = n > 0 && reader.isProvisional(hi - 1);
   for (let j = 0; j < n; j++) reader.writeRow(lo + j, win, j);
   return win;
 }

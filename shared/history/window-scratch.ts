@@ -4,7 +4,7 @@
 // active in the hub benchmark, ~80 reads and ~3 MB of garbage a second, an eighth of what the hub
 // allocated in all.
 
-import { createWindow, type ColumnarWindow, type MutableWindow, type TierReader } from "./columnar-window.js";
+import { createWindow, readWindowInto, type ColumnarWindow, type MutableWindow, type TierReader } from "./columnar-window.js";
 
 export class WindowScratch {
   private win: MutableWindow<ColumnarWindow> | undefined;
@@ -16,17 +16,14 @@ export class WindowScratch {
    * longer than `length`: read rows below `length` only.
    */
   read(reader: TierReader, fromT: number, toT: number): ColumnarWindow {
-    const [lo, hi] = fromT <= toT ? reader.range(fromT, toT) : [0, 0];
-    const n = hi - lo;
-    let win = this.win;
-    if (win === undefined || n > this.capacity) {
+    return readWindowInto(reader, fromT, toT, (n) => this.storage(reader, n));
+  }
+
+  private storage(reader: TierReader, n: number): MutableWindow<ColumnarWindow> {
+    if (this.win === undefined || n > this.capacity) {
       this.capacity = Math.max(n, 2 * this.capacity, 16);
-      win = this.win = createWindow(reader.tier, this.capacity, false);
+      this.win = createWindow(reader.tier, this.capacity, false);
     }
-    win.tier = reader.tier;
-    win.length = n;
-    win.partialLast = n > 0 && reader.isProvisional(hi - 1);
-    for (let j = 0; j < n; j++) reader.writeRow(lo + j, win, j);
-    return win;
+    return this.win;
   }
 }
