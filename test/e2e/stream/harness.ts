@@ -268,8 +268,15 @@ export const stateOf = (url: string) => getJson<HubState>(url, "/api/state");
 
 // ---- the recording ----
 
+/**
+ * The complete lines of a recording. A test polls it while the hub is still appending, and a
+ * big line reaches the file in more than one write: the text after the last newline may be
+ * half a line, which the hub has not finished writing yet, so it is left for the next read.
+ */
 export function readRecording(file: string): RecordLine[] {
-  return readFileSync(file, "utf8")
+  const text = readFileSync(file, "utf8");
+  return text
+    .slice(0, text.lastIndexOf("\n") + 1)
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as RecordLine);
