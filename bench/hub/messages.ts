@@ -7,9 +7,27 @@ export interface ServerReport {
   wallMs: number;
   rss: number;
   heapUsed: number;
+  /** Collections and event-loop delay over the window (absent in the "idle" report before it). */
+  gc?: GcSummary;
   /** hub only: hub.history.bytes() and the histories held. */
   historyBytes?: number;
   histories?: number;
+}
+
+export interface GcPauses {
+  count: number;
+  /** Total pause time (main thread), ms. */
+  ms: number;
+  maxMs: number;
+}
+
+export interface GcSummary {
+  minor: GcPauses;
+  major: GcPauses;
+  incremental: GcPauses;
+  /** monitorEventLoopDelay over the window (5 ms resolution), ms. */
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
 }
 
 export interface SimReport {

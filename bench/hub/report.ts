@@ -3,7 +3,7 @@ import os from "node:os";
 import type { HubBenchConfig } from "./config.js";
 import type { FairnessResult } from "./fairness.js";
 import type { ParseCost } from "./parse-cost.js";
-import type { ServerReport, SimReport } from "./messages.js";
+import type { GcPauses, GcSummary, ServerReport, SimReport } from "./messages.js";
 
 export interface RunResult {
   kind: "hub" | "bare";
@@ -87,6 +87,21 @@ export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?
   });
   out.push("Per run (CPU µs per sample: the server process's user+system time over the window ÷ sample items acked in it)");
   out.push(table(["server", "agents", "samples/s", "cpu µs/sample", "cpu % core", "ack p50 ms", "ack p99 ms", "ack max ms", "lost", "rss MB", "sim cpu %"], perRun));
+
+  const paused = runs.filter((r) => r.server.gc !== undefined);
+  if (paused.length > 0) {
+    out.push("", "Pauses in the window (main thread): collections, and the event loop's delay (what an arriving message waits for)");
+    const g = (p: GcPauses) => `${p.count} / ${f(p.ms, 0)} / ${f(p.maxMs, 1)}`;
+    out.push(
+      table(
+        ["server", "minor GC n / ms / max", "major GC n / ms / max", "incremental n / ms / max", "loop delay p99 ms", "loop delay max ms"],
+        paused.map((r) => {
+          const p = r.server.gc as GcSummary;
+          return [`${r.kind} #${r.round + 1}`, g(p.minor), g(p.major), g(p.incremental), f(p.loopDelayP99Ms, 1), f(p.loopDelayMaxMs, 1)];
+        }),
+      ),
+    );
+  }
 
   const hub = totals(runs.filter((r) => r.kind === "hub"));
   const bare = totals(runs.filter((r) => r.kind === "bare"));

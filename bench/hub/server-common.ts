@@ -3,7 +3,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { Session } from "node:inspector/promises";
-import type { ChildMessage } from "./messages.js";
+import { constants, monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from "node:perf_hooks";
+import type { ChildMessage, GcSummary } from "./messages.js";
 
 export interface ServerHooks {
   extra?(): { historyBytes: number; histories: number };
@@ -45,24 +46,66 @@ class WindowProfile {
   }
 }
 
+/**
+ * Garbage collections and event-loop stalls over the window: where an ack's tail comes from
+ * (every ack waits for whatever holds the loop when its message arrives).
+ */
+class WindowPauses {
+  private gcs: { kind: number; ms: number }[] = [];
+  private readonly observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) this.gcs.push({ kind: (e as unknown as { detail: { kind: number } }).detail.kind, ms: e.duration });
+  });
+  private delay: IntervalHistogram | undefined;
+
+  start(): void {
+    this.gcs = [];
+    this.observer.observe({ entryTypes: ["gc"] });
+    this.delay = monitorEventLoopDelay({ resolution: 5 });
+    this.delay.enable();
+  }
+
+  /** Undefined unless start() began a window. */
+  stop(): GcSummary | undefined {
+    const d = this.delay;
+    if (d === undefined) return undefined;
+    this.delay = undefined;
+    this.observer.disconnect();
+    d.disable();
+    const of = (kind: number) => {
+      const list = this.gcs.filter((g) => g.kind === kind);
+      return { count: list.length, ms: list.reduce((n, g) => n + g.ms, 0), maxMs: Math.max(0, ...list.map((g) => g.ms)) };
+    };
+    return {
+      minor: of(constants.NODE_PERFORMANCE_GC_MINOR),
+      major: of(constants.NODE_PERFORMANCE_GC_MAJOR),
+      incremental: of(constants.NODE_PERFORMANCE_GC_INCREMENTAL),
+      loopDelayP99Ms: d.percentile(99) / 1e6,
+      loopDelayMaxMs: d.max / 1e6,
+    };
+  }
+}
+
 export function serve(url: string, hooks: ServerHooks): void {
   let cpu0 = process.cpuUsage();
   let wall0 = performance.now();
   const profile = new WindowProfile(process.env.BENCH_PROFILE_FILE);
+  const pauses = new WindowPauses();
   process.on("message", async (raw) => {
     const m = raw as { cmd: string };
     if (m.cmd === "mark") {
       await profile.start();
+      pauses.start();
       cpu0 = process.cpuUsage();
       wall0 = performance.now();
     } else if (m.cmd === "report") {
       const cpu = process.cpuUsage(cpu0);
       const wallMs = performance.now() - wall0;
+      const gcs = pauses.stop();
       await profile.stop();
       // After the window, so the forced GC is not charged to it.
       gc?.();
       const { rss, heapUsed } = process.memoryUsage();
-      post({ type: "report", cpuUs: cpu.user + cpu.system, wallMs, rss, heapUsed, ...hooks.extra?.() });
+      post({ type: "report", cpuUs: cpu.user + cpu.system, wallMs, rss, heapUsed, gc: gcs, ...hooks.extra?.() });
     } else if (m.cmd === "hour" && hooks.hour) {
       post({ type: "hour", ...hooks.hour() });
     } else if (m.cmd === "close") {
