@@ -56,7 +56,7 @@ interface Recorder {
 async function instrument(page: Page): Promise<void> {
   await page.evaluate(() => {
     interface Store {
-      applyDelta(d: unknown): void;
+      applyDelta(d: unknown): boolean;
     }
     const w = window as unknown as { __semscope: { store: Store; frameStats: { totalMs: number } }; __bench: Recorder };
     const { store, frameStats } = w.__semscope;
@@ -101,7 +101,8 @@ async function instrument(page: Page): Promise<void> {
       close();
       const frameAt = frameStats.totalMs;
       const t0 = performance.now();
-      original(d);
+      // Its answer matters: false makes the client ask for a snapshot.
+      const complete = original(d);
       const t1 = performance.now();
       const cur = { apply: t1 - t0, react: 0, frameAt };
       open = cur;
@@ -110,6 +111,7 @@ async function instrument(page: Page): Promise<void> {
       });
       // The frames this delta caused have run by two frames later (unless the next delta closed it first).
       requestAnimationFrame(() => requestAnimationFrame(() => open === cur && close()));
+      return complete;
     };
   });
 }

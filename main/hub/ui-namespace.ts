@@ -5,6 +5,8 @@ import type { Namespace, Server, Socket } from "socket.io";
 import { parsePayload } from "../../shared/protocol/index.js";
 import {
   FleetChangeTracker,
+  toPatch,
+  UI_IDENTITY_FIELDS,
   UI_LIMITS,
   uiAlertAckSchema,
   uiEmptyRequestSchema,
@@ -14,6 +16,7 @@ import {
   UI_NAMESPACE_EVENTS,
   type HubToUiEvents,
   type UiDelta,
+  type UiIdentityField,
   type UiToHubEvents,
 } from "../../shared/ui-protocol/index.js";
 import { UI_NAMESPACE } from "../../shared/protocol/index.js";
@@ -22,7 +25,7 @@ import type { AnyAck } from "./agent-session.js";
 import type { TokenCheck } from "./auth.js";
 import type { HubCore } from "./hub-core.js";
 import { TokenBucket } from "./rate-limit.js";
-import type { SemaphoreInfo } from "../../shared/protocol/index.js";
+import type { SemaphoreInfo, SemaphoreState } from "../../shared/protocol/index.js";
 import { fleetHistoryView, historyView, snapshot, uiFleet, uiSemaphore, type ViewResult } from "./views.js";
 
 type UiSocket = Socket<UiToHubEvents, HubToUiEvents>;
@@ -61,6 +64,8 @@ export class UiNamespace {
   private known = new Set<string>();
   /** The registration each key's config was last sent in a delta with (snapshots carry every config). */
   private sentInfo = new Map<string, SemaphoreInfo>();
+  /** The identity each key was last sent with in a delta (UiSemaphorePatch: later entries leave it out). */
+  private sentIdentity = new Map<string, Pick<SemaphoreState, UiIdentityField>>();
   /** The fleet entries dashboards hold: a delta carries only those that changed. */
   private readonly fleet = new FleetChangeTracker();
   /** Bytes already buffered right after a dashboard's snapshot: a big snapshot is not "behind". */
@@ -176,6 +181,8 @@ export class UiNamespace {
     this.core.changes.take();
     const snap = snapshot(this.core, this.seq, this.opts.deltaIntervalMs);
     this.known = new Set(snap.state.semaphores.map((s) => s.key));
+    // Every dashboard holds every identity now; keys the snapshot dropped must not linger.
+    this.sentIdentity.clear();
     this.fleet.resetTo(snap.fleet);
     for (const socket of this.nsp.sockets.values()) {
       socket.emit("snapshot", snap);
@@ -192,6 +199,7 @@ export class UiNamespace {
     if (this.nsp.sockets.size === 0) {
       this.known.clear();
       this.sentInfo.clear();
+      this.sentIdentity.clear();
       this.fleet.clear();
       return;
     }
@@ -213,11 +221,14 @@ export class UiNamespace {
         this.sentInfo.set(key, info);
         return true;
       };
-      const changed = all.filter((s) => changes.keys.has(s.key)).map((s) => uiSemaphore(core, s, configChanged));
+      const changed = all.filter((s) => changes.keys.has(s.key)).map((s) => toPatch(uiSemaphore(core, s, configChanged), this.identityChanged(s)));
       if (changed.length > 0) delta.semaphores = changed;
       const removed = [...this.known].filter((k) => !current.has(k));
       if (removed.length > 0) delta.removed = removed;
-      for (const k of removed) this.sentInfo.delete(k);
+      for (const k of removed) {
+        this.sentInfo.delete(k);
+        this.sentIdentity.delete(k);
+      }
       this.known = current;
     }
     if (changes.agents.size > 0) delta.agents = core.engine.agents().filter((a) => changes.agents.has(a.agentId));
@@ -230,6 +241,17 @@ export class UiNamespace {
     }
     if (changes.thresholds) delta.thresholds = core.engine.thresholds;
     this.nsp.emit("delta", delta);
+  }
+
+  /**
+   * Whether a delta must carry `s`'s identity: dashboards have not had it from a delta yet, or it
+   * changed since (a new agent, a register). A dashboard that connected later has it from its snapshot.
+   */
+  private identityChanged(s: SemaphoreState): boolean {
+    const sent = this.sentIdentity.get(s.key);
+    if (sent !== undefined && UI_IDENTITY_FIELDS.every((f) => sent[f] === s[f])) return false;
+    this.sentIdentity.set(s.key, { agentId: s.agentId, service: s.service, instance: s.instance, id: s.id, name: s.name, kind: s.kind });
+    return true;
   }
 
   /** More bytes or packets waiting for it than the bounds allow (beyond what its snapshot left). */

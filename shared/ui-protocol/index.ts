@@ -3,3 +3,4 @@ export * from "./types.js";
 export * from "./schemas.js";
 export * from "./replay.js";
 export * from "./fleet-changes.js";
+export * from "./semaphore-patch.js";

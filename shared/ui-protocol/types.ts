@@ -52,6 +52,21 @@ export interface UiSemaphore extends Omit<SemaphoreState, "last"> {
   config?: UiSemaphoreConfig;
 }
 
+/** The fields of a UiSemaphore that only a hello or a register changes. */
+export type UiIdentityField = "agentId" | "service" | "instance" | "id" | "name" | "kind";
+/** The gauges a UiSemaphore repeats from its `last` sample. */
+export type UiGaugeField = "cap" | "inUse" | "available" | "waiters" | "oldestWaitMs";
+
+/**
+ * A semaphore in a delta: what a sample changes, not the whole UiSemaphore (semaphore-patch.ts).
+ * The identity fields come all together, and only when dashboards may not have them yet (the
+ * first delta to mention the key, or one after they changed); a gauge comes only when `last` is
+ * null or differs from its field of the same name. Together they were a third of a delta's
+ * values and most of its strings, which a dashboard parses 4 times a second.
+ */
+export type UiSemaphorePatch = Pick<UiSemaphore, "key" | "status" | "t" | "last" | "config"> &
+  Partial<Pick<UiSemaphore, UiIdentityField | UiGaugeField>>;
+
 /** A fleet entry with merged percentiles (UiSummary) rather than merged histograms. */
 export type UiFleetEntry = Omit<FleetEntry, "waitMs" | "holdMs"> & { readonly waitMs: UiSummary; readonly holdMs: UiSummary };
 
@@ -88,8 +103,8 @@ export interface UiDelta {
   serverTime: number;
   /** hub.rejected as of this delta. */
   rejected: number;
-  /** Semaphores new or changed (a sample, a register, a status change): upsert by key. */
-  semaphores?: UiSemaphore[];
+  /** Semaphores new or changed (a sample, a register, a status change): patch by key (UiSemaphorePatch). */
+  semaphores?: UiSemaphorePatch[];
   /** Keys of semaphores gone (unregistered, or their agent forgotten). */
   removed?: string[];
   /** Agents new or changed: upsert by agentId. */

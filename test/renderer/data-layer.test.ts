@@ -131,6 +131,22 @@ describe("FleetStore", () => {
     expect(s.semaphore("checkout/web-1/db")?.config).toEqual(changed);
   });
 
+  it("rebuilds a semaphore from a delta's patch, and says when a patch names one it never had", () => {
+    const s = new FleetStore();
+    s.applySnapshot(snapshot());
+    const before = s.semaphore("checkout/web-1/db")!;
+    const last = { ...before.last!, inUse: 9, available: 1, waiters: 4 };
+    // What the hub sends for a known semaphore: no identity, no gauge the sample repeats.
+    expect(s.applyDelta({ seq: 8, serverTime: T + 1000, rejected: 0, semaphores: [{ key: before.key, status: "convoy", t: T + 1000, last }] })).toBe(true);
+    expect(s.semaphore(before.key)).toEqual({ ...before, inUse: 9, available: 1, waiters: 4, status: "convoy", t: T + 1000, last });
+    expect(s.item(before.key)?.status).toBe("convoy");
+    expect(s.sparks.get(before.key)?.lastT).toBe(T + 1000);
+
+    const stranger = { key: "checkout/web-9/db", status: "ok" as const, t: T + 2000, last };
+    expect(s.applyDelta({ seq: 9, serverTime: T + 2000, rejected: 0, semaphores: [stranger] })).toBe(false);
+    expect(s.semaphore(stranger.key)).toBeUndefined();
+  });
+
   it("keeps the fleet from a snapshot and applies a delta's changed and removed entries by key", () => {
     const entry = (name: string, inUse: number) => ({
       key: `checkout/${name}`,

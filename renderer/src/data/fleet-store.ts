@@ -6,6 +6,7 @@
 import { fleetKey } from "../../../shared/alerts/fleet.js";
 import type { AlertThresholds } from "../../../shared/alerts/index.js";
 import type { Alert, AgentState } from "../../../shared/protocol/types.js";
+import { applyPatch } from "../../../shared/ui-protocol/semaphore-patch.js";
 import type { UiDelta, UiFleetEntry, UiSemaphore, UiSnapshot } from "../../../shared/ui-protocol/types.js";
 import { compareAlerts } from "../logic/alert-target.js";
 import { toItem, type SemaphoreItem } from "../logic/overview-item.js";
@@ -183,8 +184,13 @@ export class FleetStore {
     for (const s of this.sems.values()) this.emitKey(s);
   }
 
-  /** Applies a delta already known to follow the last one (the client checks seq). */
-  applyDelta(d: UiDelta): void {
+  /**
+   * Applies a delta already known to follow the last one (the client checks seq). False when it
+   * patched a semaphore this store never had without saying what it is (UiSemaphorePatch): the
+   * store missed something, and only a snapshot brings it level. Everything else was applied.
+   */
+  applyDelta(d: UiDelta): boolean {
+    let complete = true;
     this.clockOffset = d.serverTime - Date.now();
     this.lastUpdate = d.serverTime;
     this.lastSeq = d.seq;
@@ -210,11 +216,11 @@ export class FleetStore {
       changed.push("agents");
     }
     if (d.semaphores !== undefined) {
-      for (const s of d.semaphores) {
-        // A delta sends a config only when it changed: keep the one we have.
-        if (s.config === undefined) {
-          const config = this.sems.get(s.key)?.config;
-          if (config !== undefined) s.config = config;
+      for (const p of d.semaphores) {
+        const s = applyPatch(this.sems.get(p.key), p);
+        if (s === undefined) {
+          complete = false;
+          continue;
         }
         const before = this.items.get(s.key);
         const item = toItem(s, this.agentConnected(s.agentId));
@@ -251,6 +257,7 @@ export class FleetStore {
     }
     if (changed.length > 0) this.bump(changed);
     for (const s of touched) this.emitKey(s);
+    return complete;
   }
 
   /** A delta's fleet part: entries new or changed (upserts by key) and keys gone. */

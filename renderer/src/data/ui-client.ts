@@ -115,7 +115,7 @@ export class UiClient {
       void this.resync(d);
       return;
     }
-    this.store.applyDelta(d);
+    if (!this.store.applyDelta(d)) void this.resync(d);
   }
 
   private async resync(first: UiDelta): Promise<void> {

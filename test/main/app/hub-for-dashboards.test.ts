@@ -91,12 +91,14 @@ describe("/ui semaphore entries", () => {
 
     // The first delta to mention a semaphore gives its config once; later samples do not repeat it.
     await request(a, "samples", { seq: 1, t: T0 + 1000, intervalMs: 1000, items: [sample("db", { inUse: 3 })] });
-    await waitUntil(() => deltas.some((d) => d.semaphores?.some((s) => s.key === "checkout/web-1/db" && s.inUse === 3)), "a delta with the sample");
+    await waitUntil(() => deltas.some((d) => d.semaphores?.some((s) => s.key === "checkout/web-1/db" && s.last?.inUse === 3)), "a delta with the sample");
     await request(a, "samples", { seq: 2, t: T0 + 2000, intervalMs: 1000, items: [sample("db", { inUse: 4 })] });
-    await waitUntil(() => deltas.some((d) => d.semaphores?.some((s) => s.key === "checkout/web-1/db" && s.inUse === 4)), "a delta with the next sample");
+    await waitUntil(() => deltas.some((d) => d.semaphores?.some((s) => s.key === "checkout/web-1/db" && s.last?.inUse === 4)), "a delta with the next sample");
     const entries = () => deltas.flatMap((d) => d.semaphores ?? []).filter((s) => s.key === "checkout/web-1/db");
     expect(entries().filter((s) => s.config !== undefined).length).toBeLessThanOrEqual(1);
     expect(entries().at(-1)?.config).toBeUndefined();
+    // Nor its identity (the snapshot had it), nor the gauges its sample repeats.
+    expect(Object.keys(entries().at(-1)!).sort()).toEqual(["key", "last", "status", "t"]);
 
     // A register that changes it: the next delta carries the new config.
     await request(a, "register", { semaphores: [info("db", { queue: "fifo", acquireTimeoutMs: 1000 }), info("cache")] });

@@ -88,6 +88,30 @@ describe("/ui", () => {
     expect(deltas.flatMap((d) => d.removedFleet ?? [])).toEqual(["checkout/cache"]);
   });
 
+  it("sends a semaphore's identity in the first delta to mention it and after it changes, never in between", async () => {
+    const hub = await startHub();
+    const a = await agent(hub, "a1", [info("db")]);
+    const ui = await client(hub.url, "/ui");
+    const deltas: UiDelta[] = [];
+    ui.on("delta", (d: UiDelta) => deltas.push(d));
+    const entries = () => deltas.flatMap((d) => d.semaphores ?? []).filter((s) => s.key === "checkout/web-1/db");
+    for (let i = 0; i < 3; i++) {
+      await request(a, "samples", { seq: i, t: T0 + i * 1000, intervalMs: 1000, items: [sample("db", { inUse: i + 1 })] });
+      await waitUntil(() => entries().some((s) => s.last?.inUse === i + 1), `the delta with sample ${i}`);
+    }
+    expect(entries()[0]).toMatchObject({ agentId: "a1", service: "checkout", instance: "web-1", id: "db", name: "db" });
+    for (const later of entries().slice(1)) {
+      expect(later).not.toHaveProperty("agentId");
+      expect(later).not.toHaveProperty("inUse");
+    }
+    // Another process takes the instance over: its agentId comes again, once.
+    a.disconnect();
+    const b = await agent(hub, "a2", [info("db")]);
+    await request(b, "samples", { seq: 0, t: T0 + 5000, intervalMs: 1000, items: [sample("db", { inUse: 7 })] });
+    await waitUntil(() => entries().some((s) => s.last?.inUse === 7), "the new agent's sample");
+    expect(entries().filter((s) => s.agentId === "a2")).toHaveLength(1);
+  });
+
   it("carries alert changes and removals in deltas", async () => {
     const hub = await startHub();
     const a = await agent(hub, "a1", [info("db"), info("gone")]);
