@@ -78,8 +78,28 @@ function intervalOf(core: HubCore, key: string): number {
   return w.length > 0 ? w.intervalMs[0] : 1000;
 }
 
+/**
+ * `x` to 4 significant digits. A percentile read from the histogram is a bucket estimate good to
+ * ~9 % (shared/histogram.ts), so its 17 digits are noise; they were a third of a delta's bytes
+ * and the slow path of a dashboard's number parsing.
+ */
+export function fourDigits(x: number): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  const shift = 3 - Math.floor(Math.log10(Math.abs(x)));
+  // Powers of ten are exact doubles up to 1e22, so either way the result is the double nearest
+  // the rounded decimal. Past that (|x| under 1e-19 or over 1e25, nothing a count or a duration
+  // in ms is) the value is kept as it is.
+  if (Math.abs(shift) > 22) return x;
+  if (shift >= 0) {
+    const f = 10 ** shift;
+    return Math.round(x * f) / f;
+  }
+  const f = 10 ** -shift;
+  return Math.round(x / f) * f;
+}
+
 function uiSummary(s: Summary): UiSummary {
-  return { count: s.count, p50: s.p50, p90: s.p90, p99: s.p99, max: s.max };
+  return { count: s.count, p50: fourDigits(s.p50), p90: fourDigits(s.p90), p99: fourDigits(s.p99), max: fourDigits(s.max) };
 }
 
 /** A sample as dashboards get it: percentiles, no histograms (see UiSummary). */

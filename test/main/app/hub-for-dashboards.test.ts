@@ -124,6 +124,14 @@ describe("/ui semaphore entries", () => {
       expect(f.holdMs.p99).toBeGreaterThan(0);
     }
     // The hub itself keeps the histograms (/api/state, the alert rules, the fleet merge).
-    expect(hub.state().semaphores[0].last?.waitMs.hist).toBeDefined();
+    const full = hub.state().semaphores[0].last!;
+    expect(full.waitMs.hist).toBeDefined();
+    // Dashboards get its percentiles to 4 significant digits (bucket estimates, good to ~9 %).
+    const ui = delta.semaphores![0].last!;
+    for (const q of ["p50", "p90", "p99", "max"] as const) {
+      expect(ui.holdMs[q]).toBeCloseTo(full.holdMs[q], 1);
+      expect(Math.abs(ui.holdMs[q] - full.holdMs[q])).toBeLessThanOrEqual(full.holdMs[q] * 5e-4);
+      expect(JSON.stringify(ui.holdMs[q]).replace(".", "").replace(/^0+/, "").length).toBeLessThanOrEqual(4);
+    }
   });
 });
