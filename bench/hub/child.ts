@@ -1,5 +1,6 @@
 // A benchmark child process (tsx, IPC): commands in as { cmd }, messages out with a `type`.
 import { fork, type ChildProcess } from "node:child_process";
+import { setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const children = new Set<ChildProcess>();
@@ -13,8 +14,11 @@ export interface Child<M extends { type: string }> {
   stop(): Promise<void>;
 }
 
-/** Forks `file` (relative to this folder, or absolute) with `env` added. */
-export function spawnChild<M extends { type: string }>(file: string, env: Record<string, string>, execArgv: string[] = []): Child<M> {
+/**
+ * Forks `file` (relative to this folder, or absolute) with `env` added; `nice` > 0 runs it at that
+ * lower scheduling priority (what a process may do to itself without privileges).
+ */
+export function spawnChild<M extends { type: string }>(file: string, env: Record<string, string>, execArgv: string[] = [], nice = 0): Child<M> {
   const path = file.startsWith("/") ? file : fileURLToPath(new URL(file, import.meta.url));
   const proc = fork(path, [], {
     execArgv: [...execArgv, "--import", "tsx"],
@@ -22,6 +26,7 @@ export function spawnChild<M extends { type: string }>(file: string, env: Record
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   children.add(proc);
+  if (nice > 0 && proc.pid !== undefined) setPriority(proc.pid, nice);
   const inbox: M[] = [];
   const waiting: (() => void)[] = [];
   proc.on("message", (m) => {

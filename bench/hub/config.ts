@@ -15,6 +15,12 @@ export interface HubBenchConfig {
   readonly rounds: number;
   /** The fairness case: how long the hostile agent floods (0: skip the case). */
   readonly fairFloodMs: number;
+  /**
+   * Scheduling priority (nice) of the simulator children: they stand in for agents on other
+   * machines, and at normal priority four of them keep a 2-core box's run queue full, so the
+   * server under test waits for a core (and an ack for its simulator) up to ~100 ms at a time.
+   */
+  readonly simulatorNice: number;
 }
 
 function positiveInt(name: string, fallback: number): number {
@@ -37,5 +43,6 @@ export function loadConfig(): HubBenchConfig {
     measureMs: positiveInt("BENCH_MEASURE_MS", quick ? 4000 : 40_000),
     rounds: positiveInt("BENCH_ROUNDS", quick ? 1 : 2),
     fairFloodMs: process.env.BENCH_FAIR_FLOOD_MS === "0" ? 0 : positiveInt("BENCH_FAIR_FLOOD_MS", quick ? 5000 : 20_000),
+    simulatorNice: process.env.BENCH_SIM_NICE === "0" ? 0 : Math.min(19, positiveInt("BENCH_SIM_NICE", 10)),
   };
 }

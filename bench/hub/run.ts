@@ -12,7 +12,8 @@ import { environmentLine, report, type RunResult } from "./report.js";
 const config = loadConfig();
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const spawnChild = (file: string, env: Record<string, string>, execArgv: string[] = []): Child<ChildMessage> => spawn<ChildMessage>(file, env, execArgv);
+const spawnChild = (file: string, env: Record<string, string>, execArgv: string[] = [], nice = 0): Child<ChildMessage> =>
+  spawn<ChildMessage>(file, env, execArgv, nice);
 
 async function runOnce(kind: "hub" | "bare", round: number, hourToo: boolean): Promise<RunResult> {
   const total = config.agents * config.semaphoresPerAgent;
@@ -35,7 +36,7 @@ async function runOnce(kind: "hub" | "bare", round: number, hourToo: boolean): P
     sims.push(spawnChild("./simulator.ts", {
       BENCH_URL: url, BENCH_SIM_AGENTS: String(agents), BENCH_SIM_FIRST: String(i * per),
       BENCH_SEMAPHORES: String(config.semaphoresPerAgent), BENCH_INTERVAL_MS: String(config.intervalMs),
-    }));
+    }, [], config.simulatorNice));
   }
   const t0 = performance.now();
   const ready = await Promise.all(sims.map((s) => s.next("ready", 180_000)));
