@@ -15,6 +15,14 @@ describe("the hub's node flags", () => {
     for (const flag of HUB_NODE_FLAGS) expect(words.slice(1, file)).toContain(flag);
   });
 
+  // bench:ui serves the dashboard from a hub in its own process: the hub as npm run web runs it.
+  it("are passed to node by npm run bench:ui, whose process holds the hub", () => {
+    const words = scripts["bench:ui"].split(/\s+/);
+    expect(words[0]).toBe("node");
+    const file = words.findIndex((w) => w.endsWith(".ts"));
+    for (const flag of HUB_NODE_FLAGS) expect(words.slice(1, file)).toContain(flag);
+  });
+
   it("are given to Electron's main process at launch", () => {
     const start = readFileSync(new URL("../../../scripts/start.ts", import.meta.url), "utf8");
     expect(start).toMatch(/--js-flags=\$\{HUB_NODE_FLAGS\.join\(" "\)\}/);
