@@ -61,12 +61,16 @@ export class HistAccumulator {
   }
 
   addAccumulator(other: HistAccumulator): void {
-    const src = other.counts;
+    this.addCounts(other.counts, other.total, other.count, other.max);
+  }
+
+  /** Adds dense counts held elsewhere (the open minute's), with their mass, count and max. */
+  addCounts(src: ArrayLike<number>, total: number, count: number, max: number): void {
     const dst = this.counts;
     for (let b = 0; b < BUCKETS; b++) dst[b] += src[b];
-    this.total += other.total;
-    this.count += other.count;
-    if (other.max > this.max) this.max = other.max;
+    this.total += total;
+    this.count += count;
+    if (max > this.max) this.max = max;
   }
 
   reset(): void {

@@ -13,11 +13,10 @@
 // minute sums stay exact to 2^24 events per minute.
 
 import { BUCKETS } from "../histogram.js";
-import type { Sample } from "../protocol/types.js";
+import type { Sample, Summary } from "../protocol/types.js";
 import { ColumnRing } from "./column-ring.js";
 import {
   COUNTERS,
-  addCounters,
   MINUTE_MS,
   RATE_COLUMN,
   type ColumnarWindow,
@@ -25,8 +24,8 @@ import {
   type MutableWindow,
   type TierReader,
 } from "./columnar-window.js";
-import { HistAccumulator, bucketValueMs } from "./hist-accumulator.js";
-import { isEmptySlot, packDense } from "./packed-hist.js";
+import { HistAccumulator, bucketValueMs, quantileBucket } from "./hist-accumulator.js";
+import { addSparseInto, isEmptySlot, packDense } from "./packed-hist.js";
 
 const QUANTILES = [0.5, 0.9, 0.99] as const;
 
@@ -76,57 +75,114 @@ function storedBucket(b: number): number {
   return b < 0 ? 0 : Math.min(b, BUCKETS - 1);
 }
 
-/** The minute being filled: exact, dense, reused from minute to minute. */
+// The open minute's numbers, all in one Float64Array (OpenMinute.v), at these indices.
+const START = 0;
+const SAMPLES = 1;
+const COVERED = 2;
+const CAP = 3;
+const IN_USE_AREA = 4;
+const IN_USE_MAX = 5;
+const AVAILABLE_MIN = 6;
+const WAITERS_AREA = 7;
+const WAITERS_MAX = 8;
+const OLDEST_WAIT_MAX = 9;
+const LONGEST_HOLD_MAX = 10;
+/** Sums in COUNTERS order. */
+const SUMS = 11;
+/** A histogram's mass, count and max (see HistAccumulator), then its BUCKETS dense counts. */
+const WAIT = SUMS + COUNTERS.length;
+const HOLD = WAIT + 3;
+const WAIT_COUNTS = HOLD + 3;
+const HOLD_COUNTS = WAIT_COUNTS + BUCKETS;
+const OPEN_LENGTH = HOLD_COUNTS + BUCKETS;
+
+/**
+ * The minute being filled: exact, dense, reused from minute to minute. Every number in one array,
+ * its two histograms' counts included: a sample of each of 10,000 semaphores comes between two of
+ * this one's, so what it touches is cold every time, and it was spread over seven objects (two
+ * accumulators, their counts, the sums, boxed doubles), each a line and a dependent load.
+ */
 class OpenMinute {
-  start = NaN;
-  samples = 0;
-  coveredMs = 0;
-  cap = 0;
-  inUseArea = 0;
-  inUseMax = 0;
-  availableMin = Infinity;
-  waitersArea = 0;
-  waitersMax = 0;
-  oldestWaitMsMax = 0;
-  longestHoldMsMax = 0;
-  /** Sums in COUNTERS order. */
-  readonly counters = new Float64Array(COUNTERS.length);
-  readonly wait = new HistAccumulator();
-  readonly hold = new HistAccumulator();
+  readonly v = new Float64Array(OPEN_LENGTH);
+
+  get samples(): number {
+    return this.v[SAMPLES];
+  }
+
+  get start(): number {
+    return this.v[START];
+  }
 
   begin(start: number): void {
-    this.start = start;
-    this.samples = 0;
-    this.coveredMs = 0;
-    this.inUseArea = 0;
-    this.inUseMax = 0;
-    this.availableMin = Infinity;
-    this.waitersArea = 0;
-    this.waitersMax = 0;
-    this.oldestWaitMsMax = 0;
-    this.longestHoldMsMax = 0;
-    this.counters.fill(0);
-    this.wait.reset();
-    this.hold.reset();
+    const v = this.v;
+    v.fill(0);
+    v[START] = start;
+    v[AVAILABLE_MIN] = Infinity;
+  }
+
+  /** Ends the minute (its row is written): the next sample begins another. */
+  end(): void {
+    this.v[SAMPLES] = 0;
   }
 
   add(s: Sample, intervalMs: number): void {
-    this.samples++;
-    this.coveredMs += intervalMs;
-    this.cap = s.cap;
+    const v = this.v;
+    v[SAMPLES]++;
+    v[COVERED] += intervalMs;
+    v[CAP] = s.cap;
     // A gauge is read at the end of its interval; weighting by the interval keeps the mean honest
     // when an agent changes its interval mid-minute.
-    this.inUseArea += s.inUse * intervalMs;
-    this.waitersArea += s.waiters * intervalMs;
-    if (s.inUse > this.inUseMax) this.inUseMax = s.inUse;
-    if (s.waiters > this.waitersMax) this.waitersMax = s.waiters;
-    if (s.available < this.availableMin) this.availableMin = s.available;
-    if (s.oldestWaitMs > this.oldestWaitMsMax) this.oldestWaitMsMax = s.oldestWaitMs;
-    if (s.longestHoldMs > this.longestHoldMsMax) this.longestHoldMsMax = s.longestHoldMs;
-    addCounters(this.counters, s);
-    this.wait.addSummary(s.waitMs);
-    this.hold.addSummary(s.holdMs);
+    v[IN_USE_AREA] += s.inUse * intervalMs;
+    v[WAITERS_AREA] += s.waiters * intervalMs;
+    if (s.inUse > v[IN_USE_MAX]) v[IN_USE_MAX] = s.inUse;
+    if (s.waiters > v[WAITERS_MAX]) v[WAITERS_MAX] = s.waiters;
+    if (s.available < v[AVAILABLE_MIN]) v[AVAILABLE_MIN] = s.available;
+    if (s.oldestWaitMs > v[OLDEST_WAIT_MAX]) v[OLDEST_WAIT_MAX] = s.oldestWaitMs;
+    if (s.longestHoldMs > v[LONGEST_HOLD_MAX]) v[LONGEST_HOLD_MAX] = s.longestHoldMs;
+    v[SUMS] += s.acquired;
+    v[SUMS + 1] += s.released;
+    v[SUMS + 2] += s.timeouts;
+    v[SUMS + 3] += s.rejections;
+    v[SUMS + 4] += s.aborts;
+    v[SUMS + 5] += s.doubleReleases;
+    v[SUMS + 6] += s.leaseExpiries;
+    addSummaryAt(v, WAIT, WAIT_COUNTS, s.waitMs);
+    addSummaryAt(v, HOLD, HOLD_COUNTS, s.holdMs);
   }
+
+  /** A histogram's dense counts (a view: read them, do not keep them). */
+  counts(kind: HistKind): Float64Array {
+    const at = kind === "wait" ? WAIT_COUNTS : HOLD_COUNTS;
+    return this.v.subarray(at, at + BUCKETS);
+  }
+
+  /** A histogram's mass (what its quantiles rank against; see HistAccumulator.total). */
+  histMass(kind: HistKind): number {
+    return this.v[kind === "wait" ? WAIT : HOLD];
+  }
+
+  histCount(kind: HistKind): number {
+    return this.v[(kind === "wait" ? WAIT : HOLD) + 1];
+  }
+
+  histMax(kind: HistKind): number {
+    return this.v[(kind === "wait" ? WAIT : HOLD) + 2];
+  }
+
+  quantileBucket(kind: HistKind, q: number): number {
+    return quantileBucket(this.counts(kind), this.histMass(kind), q);
+  }
+
+  quantile(kind: HistKind, q: number): number {
+    return bucketValueMs(this.quantileBucket(kind, q), this.histMax(kind));
+  }
+}
+
+/** HistAccumulator.addSummary, into `v`: mass, count and max at `at`, the dense counts at `countsAt`. */
+function addSummaryAt(v: Float64Array, at: number, countsAt: number, s: Summary): void {
+  v[at] += addSparseInto(v, s.hist, countsAt);
+  if (Number.isFinite(s.count)) v[at + 1] += s.count;
+  if (s.max > v[at + 2] && Number.isFinite(s.max)) v[at + 2] = s.max;
 }
 
 export class MinuteTier implements TierReader {
@@ -205,7 +261,8 @@ export class MinuteTier implements TierReader {
 
   addHist(i: number, kind: HistKind, acc: HistAccumulator): void {
     if (i === this.ring.length) {
-      acc.addAccumulator(kind === "wait" ? this.open.wait : this.open.hold);
+      const o = this.open;
+      acc.addCounts(o.counts(kind), o.histMass(kind), o.histCount(kind), o.histMax(kind));
       return;
     }
     const c = this.ring.cols;
@@ -220,59 +277,63 @@ export class MinuteTier implements TierReader {
   }
 
   private close(): void {
-    const o = this.open;
+    const o = this.open.v;
     const p = this.ring.append();
     const c = this.ring.cols;
-    c.t[p] = o.start;
+    c.t[p] = o[START];
     const v = c.v;
     const r = p * STRIDE;
-    v[r + AT.coveredMs] = o.coveredMs;
-    v[r + AT.cap] = o.cap;
-    v[r + AT.inUseMean] = o.inUseArea / o.coveredMs;
-    v[r + AT.inUseMax] = o.inUseMax;
-    v[r + AT.availableMin] = o.availableMin;
-    v[r + AT.waitersMean] = o.waitersArea / o.coveredMs;
-    v[r + AT.waitersMax] = o.waitersMax;
-    v[r + AT.oldestWaitMsMax] = o.oldestWaitMsMax;
-    v[r + AT.longestHoldMsMax] = o.longestHoldMsMax;
-    for (let i = 0; i < COUNTERS.length; i++) v[r + COUNTER_AT[i]] = o.counters[i];
-    v[r + AT.waitCount] = o.wait.count;
-    v[r + AT.waitMax] = o.wait.max;
-    v[r + AT.holdCount] = o.hold.count;
-    v[r + AT.holdMax] = o.hold.max;
+    const covered = o[COVERED];
+    v[r + AT.coveredMs] = covered;
+    v[r + AT.cap] = o[CAP];
+    v[r + AT.inUseMean] = o[IN_USE_AREA] / covered;
+    v[r + AT.inUseMax] = o[IN_USE_MAX];
+    v[r + AT.availableMin] = o[AVAILABLE_MIN];
+    v[r + AT.waitersMean] = o[WAITERS_AREA] / covered;
+    v[r + AT.waitersMax] = o[WAITERS_MAX];
+    v[r + AT.oldestWaitMsMax] = o[OLDEST_WAIT_MAX];
+    v[r + AT.longestHoldMsMax] = o[LONGEST_HOLD_MAX];
+    for (let i = 0; i < COUNTERS.length; i++) v[r + COUNTER_AT[i]] = o[SUMS + i];
+    v[r + AT.waitCount] = o[WAIT + 1];
+    v[r + AT.waitMax] = o[WAIT + 2];
+    v[r + AT.holdCount] = o[HOLD + 1];
+    v[r + AT.holdMax] = o[HOLD + 2];
     const q = p * 2 * Q;
     for (let i = 0; i < Q; i++) {
-      c.q[q + i] = storedBucket(o.wait.quantileBucket(QUANTILES[i]));
-      c.q[q + Q + i] = storedBucket(o.hold.quantileBucket(QUANTILES[i]));
+      c.q[q + i] = storedBucket(this.open.quantileBucket("wait", QUANTILES[i]));
+      c.q[q + Q + i] = storedBucket(this.open.quantileBucket("hold", QUANTILES[i]));
     }
-    packDense(o.wait.counts, c.waitHist, p * this.histBytes, this.histBytes);
-    packDense(o.hold.counts, c.holdHist, p * this.histBytes, this.histBytes);
-    o.samples = 0;
+    packDense(this.open.counts("wait"), c.waitHist, p * this.histBytes, this.histBytes);
+    packDense(this.open.counts("hold"), c.holdHist, p * this.histBytes, this.histBytes);
+    this.open.end();
   }
 
   private writeOpenRow(win: MutableWindow<ColumnarWindow>, j: number): void {
-    const o = this.open;
-    win.t[j] = o.start;
+    const open = this.open;
+    const o = open.v;
+    const covered = o[COVERED];
+    win.t[j] = o[START];
     win.intervalMs[j] = MINUTE_MS;
-    win.cap[j] = o.cap;
-    win.inUse[j] = o.inUseArea / o.coveredMs;
-    win.inUseMax[j] = o.inUseMax;
-    win.available[j] = o.availableMin;
-    win.waiters[j] = o.waitersArea / o.coveredMs;
-    win.waitersMax[j] = o.waitersMax;
-    win.oldestWaitMs[j] = o.oldestWaitMsMax;
-    win.longestHoldMs[j] = o.longestHoldMsMax;
-    const perSec = 1000 / o.coveredMs;
-    for (let i = 0; i < COUNTERS.length; i++) win[RATE_COLUMN[COUNTERS[i]]][j] = o.counters[i] * perSec;
-    win.waitCount[j] = o.wait.count;
-    win.waitP50[j] = o.wait.quantile(0.5);
-    win.waitP90[j] = o.wait.quantile(0.9);
-    win.waitP99[j] = o.wait.quantile(0.99);
-    win.waitMax[j] = o.wait.max;
-    win.holdCount[j] = o.hold.count;
-    win.holdP50[j] = o.hold.quantile(0.5);
-    win.holdP90[j] = o.hold.quantile(0.9);
-    win.holdP99[j] = o.hold.quantile(0.99);
-    win.holdMax[j] = o.hold.max;
+    win.cap[j] = o[CAP];
+    win.inUse[j] = o[IN_USE_AREA] / covered;
+    win.inUseMax[j] = o[IN_USE_MAX];
+    win.available[j] = o[AVAILABLE_MIN];
+    win.waiters[j] = o[WAITERS_AREA] / covered;
+    win.waitersMax[j] = o[WAITERS_MAX];
+    win.oldestWaitMs[j] = o[OLDEST_WAIT_MAX];
+    win.longestHoldMs[j] = o[LONGEST_HOLD_MAX];
+    const perSec = 1000 / covered;
+    for (let i = 0; i < COUNTERS.length; i++) win[RATE_COLUMN[COUNTERS[i]]][j] = o[SUMS + i] * perSec;
+    win.waitCount[j] = o[WAIT + 1];
+    win.waitP50[j] = open.quantile("wait", 0.5);
+    win.waitP90[j] = open.quantile("wait", 0.9);
+    win.waitP99[j] = open.quantile("wait", 0.99);
+    win.waitMax[j] = o[WAIT + 2];
+    win.holdCount[j] = o[HOLD + 1];
+    win.holdP50[j] = open.quantile("hold", 0.5);
+    win.holdP90[j] = open.quantile("hold", 0.9);
+    win.holdP99[j] = open.quantile("hold", 0.99);
+    win.holdMax[j] = o[HOLD + 2];
   }
+
 }

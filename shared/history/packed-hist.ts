@@ -90,16 +90,17 @@ const nzB = new Uint8Array(BUCKETS);
 const nzC = new Float64Array(BUCKETS);
 
 /**
- * Adds a wire histogram into dense counts, skipping malformed pairs (bucket not an integer in
- * 0..255, count not finite and > 0) rather than corrupting neighbours. Returns the mass added.
+ * Adds a wire histogram into dense counts (bucket b at `at + b`), skipping malformed pairs (bucket
+ * not an integer in 0..255, count not finite and > 0) rather than corrupting neighbours. Returns
+ * the mass added.
  */
-export function addSparseInto(counts: Float64Array, hist: SparseHist): number {
+export function addSparseInto(counts: Float64Array, hist: SparseHist, at = 0): number {
   let mass = 0;
   for (let i = 0; i < hist.length; i++) {
     const b = hist[i][0];
     const c = hist[i][1];
     if (Number.isInteger(b) && b >= 0 && b < BUCKETS && c > 0 && Number.isFinite(c)) {
-      counts[b] += c;
+      counts[at + b] += c;
       mass += c;
     }
   }

@@ -31,7 +31,7 @@ const WAIT_AT = NUMBERS.length;
 const HOLD_AT = WAIT_AT + 6;
 const PAIRS_AT = HOLD_AT + 6;
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
-const INITIAL_PAIRS = 16;
+const INITIAL_PAIRS = 8;
 
 function writeSummary(v: Float64Array, at: number, pairsAt: number, s: Summary): void {
   v[at] = s.count;

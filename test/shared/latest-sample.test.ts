@@ -7,7 +7,7 @@ import { LatestSample } from "../../shared/protocol/latest-sample.js";
 import type { Sample } from "../../shared/protocol/index.js";
 
 const amount = fc.oneof(fc.nat(), fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }), fc.maxSafeNat());
-// Up to 64 pairs: past the 16 each summary has room for at first, so growth is exercised.
+// Up to 64 pairs: past the 8 each summary has room for at first, so growth is exercised.
 const pairs = (size: "small" | "max") =>
   fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 255 }), fc.oneof(fc.nat(), fc.maxSafeNat())), { selector: (p) => p[0], maxLength: 64, size });
 const hist = fc.oneof(pairs("small"), pairs("max")).map((p) => p.sort((a, b) => a[0] - b[0]));

@@ -33,6 +33,9 @@ const rowArb = fc.record({
   released: fc.integer({ min: 0, max: 5000 }),
   timeouts: fc.integer({ min: 0, max: 50 }),
   rejections: fc.integer({ min: 0, max: 50 }),
+  aborts: fc.integer({ min: 0, max: 50 }),
+  doubleReleases: fc.integer({ min: 0, max: 5 }),
+  leaseExpiries: fc.integer({ min: 0, max: 5 }),
   waitMs: summaryArb,
   holdMs: summaryArb,
 });
@@ -73,6 +76,9 @@ describe("the minute roll-up", () => {
           releasedPerSec: sum((s) => s.released) / (covered / 1000),
           timeoutsPerSec: sum((s) => s.timeouts) / (covered / 1000),
           rejectionsPerSec: sum((s) => s.rejections) / (covered / 1000),
+          abortsPerSec: sum((s) => s.aborts) / (covered / 1000),
+          doubleReleasesPerSec: sum((s) => s.doubleReleases) / (covered / 1000),
+          leaseExpiriesPerSec: sum((s) => s.leaseExpiries) / (covered / 1000),
         };
         for (const kind of ["wait", "hold"] as const) {
           const summaries = pushed.map((p) => (kind === "wait" ? p.s.waitMs : p.s.holdMs));
