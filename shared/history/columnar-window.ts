@@ -24,17 +24,18 @@ export const COUNTERS = [
 export type Counter = (typeof COUNTERS)[number];
 
 /**
- * Adds a sample's counters into `sums`, in COUNTERS order: the hub's running totals and the open
- * minute's sums. Written out: a keyed read per field costs more than the rest of a sample's store.
+ * Adds a sample's counters into `sums` from index `at`, in COUNTERS order: the hub's running
+ * totals and the open minute's sums. Written out: a keyed read per field costs more than the rest
+ * of a sample's store.
  */
-export function addCounters(sums: Float64Array, s: Sample): void {
-  sums[0] += s.acquired;
-  sums[1] += s.released;
-  sums[2] += s.timeouts;
-  sums[3] += s.rejections;
-  sums[4] += s.aborts;
-  sums[5] += s.doubleReleases;
-  sums[6] += s.leaseExpiries;
+export function addCounters(sums: Float64Array, s: Sample, at = 0): void {
+  sums[at] += s.acquired;
+  sums[at + 1] += s.released;
+  sums[at + 2] += s.timeouts;
+  sums[at + 3] += s.rejections;
+  sums[at + 4] += s.aborts;
+  sums[at + 5] += s.doubleReleases;
+  sums[at + 6] += s.leaseExpiries;
 }
 
 /**

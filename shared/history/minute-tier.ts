@@ -17,6 +17,7 @@ import type { Sample, Summary } from "../protocol/types.js";
 import { ColumnRing } from "./column-ring.js";
 import {
   COUNTERS,
+  addCounters,
   MINUTE_MS,
   RATE_COLUMN,
   type ColumnarWindow,
@@ -139,13 +140,7 @@ class OpenMinute {
     if (s.available < v[AVAILABLE_MIN]) v[AVAILABLE_MIN] = s.available;
     if (s.oldestWaitMs > v[OLDEST_WAIT_MAX]) v[OLDEST_WAIT_MAX] = s.oldestWaitMs;
     if (s.longestHoldMs > v[LONGEST_HOLD_MAX]) v[LONGEST_HOLD_MAX] = s.longestHoldMs;
-    v[SUMS] += s.acquired;
-    v[SUMS + 1] += s.released;
-    v[SUMS + 2] += s.timeouts;
-    v[SUMS + 3] += s.rejections;
-    v[SUMS + 4] += s.aborts;
-    v[SUMS + 5] += s.doubleReleases;
-    v[SUMS + 6] += s.leaseExpiries;
+    addCounters(v, s, SUMS);
     addSummaryAt(v, WAIT, WAIT_COUNTS, s.waitMs);
     addSummaryAt(v, HOLD, HOLD_COUNTS, s.holdMs);
   }
