@@ -41,6 +41,8 @@ export class RedisWatch {
   private why = "";
   private read: GlobalRead | undefined;
   private inFlight = false;
+  /** Date.now() when a poll first found the connection still being made; undefined once it is not. */
+  private connectingSince: number | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly downListeners = new Set<(reason: string) => void>();
   private readonly unsubscribe: (() => void)[] = [];
@@ -108,8 +110,17 @@ export class RedisWatch {
       this.markDown(`connection ${status}`);
       return;
     }
-    // Still connecting for the first time: nothing is known yet, and a command would only queue.
-    if (status === "connecting" || status === "connect") return;
+    // Still connecting: a command would only queue. Not yet known to be down, unless that has
+    // lasted redisTimeoutMs: a Redis that accepts the connection and never answers (a stopped
+    // process, a wedged server) keeps ioredis at "connect" for good, its ready check unanswered,
+    // and an acquire queued behind it would wait as long.
+    if (status === "connecting" || status === "connect") {
+      const now = Date.now();
+      this.connectingSince ??= now;
+      if (now - this.connectingSince >= this.cfg.timeoutMs) this.markDown(`not connected within ${this.cfg.timeoutMs} ms`);
+      return;
+    }
+    this.connectingSince = undefined;
     this.inFlight = true;
     const now = Date.now();
     let settled = false;

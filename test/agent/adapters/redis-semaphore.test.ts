@@ -150,4 +150,37 @@ describe("redis-semaphore adapter", () => {
     await s.acquire();
     await s.release();
   }, 60_000);
+
+  it("a client whose connection Redis accepts and never answers is found down: acquire rejects instead of waiting for good", async () => {
+    // A stopped redis-server still completes TCP handshakes, so a client connecting to it stays at
+    // "connect" (its ready check unanswered) with every command queued behind it.
+    server.pause();
+    const fresh = new Redis(server.url);
+    fresh.on("error", () => undefined);
+    try {
+      const key = uniqueName("k");
+      const make = () => new RedisSemaphore(fresh, key, 3, { lockTimeout: 5000, acquireTimeout: 60_000, retryInterval: 10 });
+      const h = instrumented(make());
+      const answered = make()
+        .acquire()
+        .then(
+          () => "granted",
+          (e: unknown) => e,
+        );
+      const bound = new Promise((resolve) => setTimeout(() => resolve("no answer within 10 s"), 10_000));
+      const err = await Promise.race([answered, bound]);
+      expect(fresh.status).toBe("connect");
+      expect(err).toBeInstanceOf(SemscopeRedisUnavailableError);
+      expect(err).toMatchObject({ reason: "not connected within 300 ms" });
+      expect(h.redisUp).toBe(false);
+      server.resume();
+      await until(() => h.redisUp, "Redis seen up once the connection is made", 20_000);
+      const s = make();
+      await s.acquire();
+      await s.release();
+    } finally {
+      server.resume();
+      fresh.disconnect();
+    }
+  }, 60_000);
 });
