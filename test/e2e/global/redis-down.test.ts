@@ -62,6 +62,10 @@ async function recovered(r: Replica): Promise<string> {
 
 describe("redis-semaphore when Redis is slow or down", () => {
   it("slow (SIGSTOP): a waiting acquire fails fast, no permit is left behind, and it recovers on SIGCONT", async () => {
+    // The fleet full first, so the acquire is waiting (retrying) when Redis stops answering,
+    // whether it reaches Redis before the SIGSTOP or after: with free permits, a loaded machine
+    // let it be granted before the signal landed.
+    await local.ask({ cmd: "hold", n: CAP }, "held");
     const pending = tryOn(failing, 1, 20_000);
     redis.pause();
     let outcomes: TryOutcome[];
@@ -72,6 +76,7 @@ describe("redis-semaphore when Redis is slow or down", () => {
     }
     expect(outcomes[0]).toMatchObject({ ok: false, error: "SemscopeRedisUnavailableError" });
     expect((outcomes[0] as { message: string }).message).toMatch(/Redis is unavailable/);
+    await local.ask({ cmd: "release-all" }, "released");
     const id = await recovered(failing);
     // Whatever the abandoned attempt got once Redis answered again was handed back.
     await until(async () => {
