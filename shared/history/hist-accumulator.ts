@@ -36,6 +36,17 @@ export function bucketValueMs(b: number, max: number): number {
   return max > 0 ? Math.min(mid, max) : mid;
 }
 
+/**
+ * HistAccumulator.addSummary for a histogram kept in a Float64Array (the open minute's): mass,
+ * count and max at `at`, the dense counts from `countsAt`. The same rules: malformed pairs
+ * skipped, a non-finite count or max ignored. Change one, change both.
+ */
+export function addSummaryAt(v: Float64Array, at: number, countsAt: number, s: Summary): void {
+  v[at] += addSparseInto(v, s.hist, countsAt);
+  if (Number.isFinite(s.count)) v[at + 1] += s.count;
+  if (s.max > v[at + 2] && Number.isFinite(s.max)) v[at + 2] = s.max;
+}
+
 export class HistAccumulator {
   /** Bytes of typed storage one accumulator holds. */
   static readonly BYTES = BUCKETS * Float64Array.BYTES_PER_ELEMENT;
@@ -47,6 +58,7 @@ export class HistAccumulator {
   count = 0;
   max = 0;
 
+  /** See addSummaryAt, its twin for array storage. */
   addSummary(s: Summary): void {
     this.total += addSparseInto(this.counts, s.hist);
     if (Number.isFinite(s.count)) this.count += s.count;

@@ -13,7 +13,7 @@
 // minute sums stay exact to 2^24 events per minute.
 
 import { BUCKETS } from "../histogram.js";
-import type { Sample, Summary } from "../protocol/types.js";
+import type { Sample } from "../protocol/types.js";
 import { ColumnRing } from "./column-ring.js";
 import {
   COUNTERS,
@@ -25,8 +25,8 @@ import {
   type MutableWindow,
   type TierReader,
 } from "./columnar-window.js";
-import { HistAccumulator, bucketValueMs, quantileBucket } from "./hist-accumulator.js";
-import { addSparseInto, isEmptySlot, packDense } from "./packed-hist.js";
+import { addSummaryAt, HistAccumulator, bucketValueMs, quantileBucket } from "./hist-accumulator.js";
+import { isEmptySlot, packDense } from "./packed-hist.js";
 
 const QUANTILES = [0.5, 0.9, 0.99] as const;
 
@@ -171,13 +171,6 @@ class OpenMinute {
   quantile(kind: HistKind, q: number): number {
     return bucketValueMs(this.quantileBucket(kind, q), this.histMax(kind));
   }
-}
-
-/** HistAccumulator.addSummary, into `v`: mass, count and max at `at`, the dense counts at `countsAt`. */
-function addSummaryAt(v: Float64Array, at: number, countsAt: number, s: Summary): void {
-  v[at] += addSparseInto(v, s.hist, countsAt);
-  if (Number.isFinite(s.count)) v[at + 1] += s.count;
-  if (s.max > v[at + 2] && Number.isFinite(s.max)) v[at + 2] = s.max;
 }
 
 export class MinuteTier implements TierReader {

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LatestSample } from "../../shared/protocol/latest-sample.js";
 import type { Sample } from "../../shared/protocol/index.js";
+import { makeSample } from "../fixtures/protocol.js";
 
 const amount = fc.oneof(fc.nat(), fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }), fc.maxSafeNat());
 // Up to 64 pairs: past the 8 each summary has room for at first, so growth is exercised.
@@ -57,24 +58,17 @@ describe("LatestSample", () => {
     const latest = new LatestSample();
     expect(latest.present).toBe(false);
     expect(latest.get()).toBeNull();
-    const s: Sample = {
-      id: "db",
-      cap: 4,
+    const s = makeSample({
       inUse: 4,
-      available: 0,
+      cap: 4,
       waiters: 2,
       oldestWaitMs: 30,
       acquired: 10,
       released: 9,
-      timeouts: 0,
-      rejections: 0,
-      aborts: 0,
-      doubleReleases: 0,
-      leaseExpiries: 0,
       waitMs: { count: 3, p50: 1, p90: 2, p99: 2, max: 2.5, hist: [[10, 2], [12, 1]] },
       holdMs: { count: 9, p50: 5, p90: 8, p99: 9, max: 9.5, hist: [[20, 9]] },
       longestHoldMs: 40,
-    };
+    });
     latest.set(s);
     expect(latest.present).toBe(true);
     expect(latest.get()).toStrictEqual(s);
