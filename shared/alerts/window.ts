@@ -13,44 +13,37 @@ export function addedCoverage(t: number, intervalMs: number, prevT: number): num
   return step < intervalMs ? step : intervalMs;
 }
 
-/** A run of consecutive samples for which a condition holds: how much sample time it covers. */
-export class Run {
-  private coveredMs = 0;
-  private count = 0;
-  private lastT = 0;
-  private firstT = 0;
+// A run of consecutive samples for which a condition holds, and how much sample time it covers:
+// RUN_LENGTH numbers at `at` in a Float64Array that the caller shares with the rest of its state
+// (a semaphore's rules keep theirs in one array, see SemaphoreTracker). A run fed on every sample
+// of 10,000 semaphores is cold each time it is fed, and as an object its three doubles were three
+// boxes more behind the object itself: four dependent loads where an array slot is one.
+const RUN_COUNT = 0;
+const RUN_COVERED = 1;
+const RUN_LAST_T = 2;
+/** Numbers a run takes (all 0: an empty run). */
+export const RUN_LENGTH = 3;
 
-  /** Feed one sample; returns the run's coverage afterwards (0 when `holds` is false). */
-  feed(t: number, intervalMs: number, holds: boolean, maxGapMs: number): number {
-    if (!holds) {
-      this.reset();
-      return 0;
-    }
-    if (this.count === 0 || t - this.lastT > maxGapMs) {
-      this.count = 1;
-      this.coveredMs = intervalMs;
-      this.firstT = t - intervalMs;
-    } else {
-      this.count++;
-      this.coveredMs += addedCoverage(t, intervalMs, this.lastT);
-    }
-    this.lastT = t;
-    return this.coveredMs;
+/** Feeds the run at `st[at]` one sample; returns its coverage afterwards (0 when `holds` is false). */
+export function feedRun(st: Float64Array, at: number, t: number, intervalMs: number, holds: boolean, maxGapMs: number): number {
+  if (!holds) {
+    resetRun(st, at);
+    return 0;
   }
+  if (st[at + RUN_COUNT] === 0 || t - st[at + RUN_LAST_T] > maxGapMs) {
+    st[at + RUN_COUNT] = 1;
+    st[at + RUN_COVERED] = intervalMs;
+  } else {
+    st[at + RUN_COUNT]++;
+    st[at + RUN_COVERED] += addedCoverage(t, intervalMs, st[at + RUN_LAST_T]);
+  }
+  st[at + RUN_LAST_T] = t;
+  return st[at + RUN_COVERED];
+}
 
-  reset(): void {
-    this.count = 0;
-    this.coveredMs = 0;
-  }
-
-  get covered(): number {
-    return this.coveredMs;
-  }
-
-  /** Sample time at which the run began (start of its first sample's interval). */
-  get since(): number {
-    return this.firstT;
-  }
+export function resetRun(st: Float64Array, at: number): void {
+  st[at + RUN_COUNT] = 0;
+  st[at + RUN_COVERED] = 0;
 }
 
 /**
@@ -82,9 +75,12 @@ export class TrailingWindow {
   private readonly stride: number;
   private head = 0;
   private len = 0;
-  private coveredMs = 0;
-  /** Each field summed over the entries held (see sum()). */
-  private sums = NONE;
+  /**
+   * Where, in `buf`, after the entries, the window's running totals begin: the sample time its
+   * entries cover, then each field summed over them (see sum()). In the entries' array rather
+   * than fields of their own: one array for a sample to touch, and no boxed doubles.
+   */
+  private sumsAt = 0;
 
   constructor(
     readonly fields: number,
@@ -103,27 +99,31 @@ export class TrailingWindow {
    */
   push(t: number, intervalMs: number, maxGapMs: number): void {
     let coverMs: number;
-    if (this.len === 0 || t - this.t(this.len - 1) > maxGapMs) {
+    const lastT = this.len === 0 ? 0 : this.t(this.len - 1);
+    if (this.len === 0 || t - lastT > maxGapMs) {
       this.clear();
       coverMs = intervalMs;
     } else {
-      coverMs = addedCoverage(t, intervalMs, this.t(this.len - 1));
+      coverMs = addedCoverage(t, intervalMs, lastT);
     }
     if (this.len === this.maxSamples) this.dropFirst();
     if (this.len === this.capacity) this.grow();
+    const buf = this.buf;
     const o = this.offset(this.len);
-    this.buf[o + T] = t;
-    this.buf[o + COVER] = coverMs;
-    this.buf.fill(0, o + HEADER, o + this.stride);
+    buf[o + T] = t;
+    buf[o + COVER] = coverMs;
+    // A loop, not fill(): a window holds a few fields, and the builtin's call cost more than they do.
+    for (let i = o + HEADER, end = o + this.stride; i < end; i++) buf[i] = 0;
     this.len++;
-    this.coveredMs += coverMs;
+    buf[this.sumsAt] += coverMs;
   }
 
   /** Sets field `f` of the newest entry. */
   set(f: number, v: number): void {
+    const buf = this.buf;
     const i = this.offset(this.len - 1) + HEADER + f;
-    this.sums[f] += v - this.buf[i];
-    this.buf[i] = v;
+    buf[this.sumsAt + 1 + f] += v - buf[i];
+    buf[i] = v;
   }
 
   /**
@@ -133,21 +133,22 @@ export class TrailingWindow {
    * for integer fields (counts) whose totals stay below 2^53.
    */
   sum(f: number): number {
-    return this.len === 0 ? 0 : this.sums[f];
+    return this.len === 0 ? 0 : this.buf[this.sumsAt + 1 + f];
   }
 
   /** Drops the oldest entries the newer ones no longer need to cover `windowMs`. */
   trim(windowMs: number): void {
     // The entry that becomes first keeps its coverMs: in the union it still starts where its
     // predecessor ended, so the sum stays the true covered time.
-    while (this.len > 1 && this.coveredMs - this.cover(0) >= windowMs) this.dropFirst();
+    while (this.len > 1 && this.covered - this.cover(0) >= windowMs) this.dropFirst();
   }
 
   dropFirst(): void {
     if (this.len === 0) return;
-    this.coveredMs -= this.cover(0);
+    this.buf[this.sumsAt] -= this.cover(0);
     const o = this.offset(0) + HEADER;
-    for (let f = 0; f < this.fields; f++) this.sums[f] -= this.buf[o + f];
+    const buf = this.buf;
+    for (let f = 0; f < this.fields; f++) buf[this.sumsAt + 1 + f] -= buf[o + f];
     this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
     this.len--;
     if (this.len === 0) this.clear();
@@ -156,8 +157,8 @@ export class TrailingWindow {
   clear(): void {
     this.head = 0;
     this.len = 0;
-    this.coveredMs = 0;
-    this.sums.fill(0);
+    const buf = this.buf;
+    for (let i = this.sumsAt, end = i + 1 + this.fields; i < end && i < buf.length; i++) buf[i] = 0;
   }
 
   /** Entry i's sample time (0 the oldest). */
@@ -176,7 +177,7 @@ export class TrailingWindow {
   }
 
   get covered(): number {
-    return this.coveredMs;
+    return this.len === 0 ? 0 : this.buf[this.sumsAt];
   }
 
   get size(): number {
@@ -201,14 +202,16 @@ export class TrailingWindow {
 
   private grow(): void {
     const next = Math.min(Math.max(8, this.capacity * 2), this.maxSamples);
-    const buf = new Float64Array(next * this.stride);
+    const sumsAt = next * this.stride;
+    const buf = new Float64Array(sumsAt + 1 + this.fields);
     for (let i = 0; i < this.len; i++) {
       const o = this.offset(i);
       buf.set(this.buf.subarray(o, o + this.stride), i * this.stride);
     }
+    if (this.buf.length > 0) buf.set(this.buf.subarray(this.sumsAt, this.sumsAt + 1 + this.fields), sumsAt);
     this.buf = buf;
+    this.sumsAt = sumsAt;
     this.capacity = next;
     this.head = 0;
-    if (this.sums.length === 0) this.sums = new Float64Array(this.fields);
   }
 }

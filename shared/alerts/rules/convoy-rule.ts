@@ -11,7 +11,7 @@ import { fmtMs } from "../format.js";
 import { HistRing, MAX_HIST_PAIRS, MergedHist } from "../hist-ring.js";
 import type { ConvoyThresholds } from "../thresholds.js";
 import type { SampleTime, SemaphoreContext } from "../types.js";
-import { Run, TrailingWindow } from "../window.js";
+import { feedRun, resetRun, TrailingWindow } from "../window.js";
 
 export function convoyHolds(s: Sample, th: ConvoyThresholds): boolean {
   return s.inUse >= s.cap && s.waiters >= th.minWaiters && s.waitMs.p99 >= th.waitToHoldRatio * s.holdMs.p50;
@@ -86,17 +86,24 @@ export class ConvoyRule {
   private readonly window = new TrailingWindow(FIELDS);
   private readonly waitHists = new HistRing();
   private readonly holdHists = new HistRing();
-  private readonly clear = new Run();
+  /** Whether the window or its rings hold anything: false for most samples of most semaphores, read without touching them. */
+  private filling = false;
+
+  /** `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), in its tracker's state. */
+  constructor(
+    private readonly st: Float64Array,
+    private readonly clearAt: number,
+  ) {}
 
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: ConvoyThresholds): void {
     const key = sem.target.key;
     if (convoyHolds(s, th)) this.add(s, at, th.windowMs);
     else this.clearWindow();
-    const cleared = this.clear.feed(at.t, at.intervalMs, s.waiters === 0, at.maxGapMs);
+    const cleared = feedRun(this.st, this.clearAt, at.t, at.intervalMs, s.waiters === 0, at.maxGapMs);
 
     const active = book.get("convoy", key);
     if (active === undefined) {
-      if (this.window.covered >= th.windowMs) {
+      if (this.filling && this.window.covered >= th.windowMs) {
         const trend = convoyTrend(this.window);
         const severity: Severity = trend.critical ? "critical" : "warning";
         const m = this.merged();
@@ -109,7 +116,7 @@ export class ConvoyRule {
       this.clearWindow();
       return;
     }
-    if (active.severity === "warning" && this.window.covered >= th.windowMs) {
+    if (active.severity === "warning" && this.filling && this.window.covered >= th.windowMs) {
       const trend = convoyTrend(this.window);
       if (trend.critical) {
         const m = this.merged();
@@ -120,7 +127,7 @@ export class ConvoyRule {
 
   reset(): void {
     this.clearWindow();
-    this.clear.reset();
+    resetRun(this.st, this.clearAt);
   }
 
   /** Typed-array bytes its window holds. */
@@ -130,6 +137,7 @@ export class ConvoyRule {
 
   private add(s: Sample, at: SampleTime, windowMs: number): void {
     const w = this.window;
+    this.filling = true;
     w.push(at.t, at.intervalMs, at.maxGapMs);
     w.set(WAITERS, s.waiters);
     w.set(RELEASED, s.released);
@@ -148,6 +156,10 @@ export class ConvoyRule {
   }
 
   private clearWindow(): void {
+    // Most samples of most semaphores find the window already empty: touching three objects to
+    // empty it again was a third of what this rule cost a sample (`filling` says so without them).
+    if (!this.filling) return;
+    this.filling = false;
     this.window.clear();
     this.waitHists.clear();
     this.holdHists.clear();

@@ -39,15 +39,24 @@ export class LeakRule {
   private untracked = 0;
   /** Latest time the check was seen broken (sample or invariant_violation), null once cleared. */
   private brokenAt: number | null = null;
-  private lastGoodT = -Infinity;
   private lastBrokenSampleT = -Infinity;
   private lastBreak: CheckBreak | null = null;
   private violations = 0;
   private lastViolation: Record<string, unknown> | undefined;
 
+  /** `st[lastGoodAt]`: the latest sample time the check held (-Infinity: never), in its tracker's state (written on every sample). */
+  constructor(
+    private readonly st: Float64Array,
+    private readonly lastGoodAt: number,
+  ) {}
+
+  private get lastGoodT(): number {
+    return this.st[this.lastGoodAt];
+  }
+
   onSample(sem: SemaphoreContext, s: Sample, t: number, book: AlertBook): void {
     if (leakCheckHolds(s)) {
-      this.lastGoodT = t;
+      this.st[this.lastGoodAt] = t;
       this.tryResolve(sem, book, t);
       return;
     }

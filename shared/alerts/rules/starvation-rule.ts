@@ -6,20 +6,24 @@ import type { AlertBook } from "../alert-book.js";
 import { fmtMs } from "../format.js";
 import type { StarvationThresholds } from "../thresholds.js";
 import type { SampleTime, SemaphoreContext } from "../types.js";
-import { Run } from "../window.js";
+import { feedRun, resetRun } from "../window.js";
 
 export function starvationThresholdMs(s: Sample, th: StarvationThresholds): number {
   return Math.max(th.minWaitMs, th.holdP99Multiple * s.holdMs.p99);
 }
 
 export class StarvationRule {
-  private readonly clear = new Run();
+  /** `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), in its tracker's state. */
+  constructor(
+    private readonly st: Float64Array,
+    private readonly clearAt: number,
+  ) {}
 
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: StarvationThresholds): void {
     const threshold = starvationThresholdMs(s, th);
     // With no waiter nobody starves, whatever a user lowers the thresholds to.
     const starving = s.waiters > 0 && s.oldestWaitMs >= threshold;
-    const cleared = this.clear.feed(at.t, at.intervalMs, !starving, at.maxGapMs);
+    const cleared = feedRun(this.st, this.clearAt, at.t, at.intervalMs, !starving, at.maxGapMs);
     const active = book.get("starvation", sem.target.key) !== undefined;
     if (!active && starving) {
       const queue = sem.info.queue;
@@ -41,6 +45,6 @@ export class StarvationRule {
   }
 
   reset(): void {
-    this.clear.reset();
+    resetRun(this.st, this.clearAt);
   }
 }

@@ -7,7 +7,7 @@ import type { AlertBook } from "../alert-book.js";
 import { fmtMs, fmtPct } from "../format.js";
 import type { TimeoutsThresholds } from "../thresholds.js";
 import type { SampleTime, SemaphoreContext } from "../types.js";
-import { Run, TrailingWindow } from "../window.js";
+import { feedRun, resetRun, TrailingWindow } from "../window.js";
 
 interface Counts {
   readonly acquired: number;
@@ -41,7 +41,12 @@ function timeoutsTotals(w: TrailingWindow): TimeoutsTotals {
 
 export class TimeoutsRule {
   private readonly window = new TrailingWindow(3);
-  private readonly clear = new Run();
+
+  /** `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), in its tracker's state. */
+  constructor(
+    private readonly st: Float64Array,
+    private readonly clearAt: number,
+  ) {}
 
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: TimeoutsThresholds): void {
     const w = this.window;
@@ -56,7 +61,7 @@ export class TimeoutsRule {
     const failed = w.sum(TIMEOUTS) + w.sum(REJECTIONS);
     const attempts = acquired + failed;
     const failing = attempts >= th.minAttempts && attempts > 0 && failed / attempts >= th.ratio;
-    const cleared = this.clear.feed(at.t, at.intervalMs, !failing, at.maxGapMs);
+    const cleared = feedRun(this.st, this.clearAt, at.t, at.intervalMs, !failing, at.maxGapMs);
     const active = book.get("timeouts", sem.target.key) !== undefined;
     if (!active && failing) {
       const tot = timeoutsTotals(w);
@@ -86,7 +91,7 @@ export class TimeoutsRule {
 
   reset(): void {
     this.window.clear();
-    this.clear.reset();
+    resetRun(this.st, this.clearAt);
   }
 
   /** Typed-array bytes its window holds. */
