@@ -192,6 +192,11 @@ export class MinuteTier implements TierReader {
   }
 
   /** Samples must come in ascending t (SemaphoreHistory guarantees it). */
+  /** Reads the open minute's first numbers, which add() updates (see HistoryStore.warm). */
+  warm(): number {
+    return this.open.samples;
+  }
+
   add(s: Sample, t: number, intervalMs: number): void {
     const start = Math.floor(t / MINUTE_MS) * MINUTE_MS;
     if (this.open.samples > 0 && start !== this.open.start) this.close();

@@ -59,8 +59,8 @@ export function secondSchema(histBytes: number) {
   return {
     t: [Float64Array, 1],
     v: [Float32Array, STRIDE],
-    waitHist: [Uint8Array, histBytes],
-    holdHist: [Uint8Array, histBytes],
+    // Both packed histograms of a row side by side (wait, then hold): one place a sample writes, not two.
+    hists: [Uint8Array, 2 * histBytes],
   } as const;
 }
 
@@ -115,8 +115,24 @@ export class SecondTier implements TierReader {
     v[o + 21] = h.p90;
     v[o + 22] = h.p99;
     v[o + 23] = h.max;
-    packSparse(w.hist, c.waitHist, p * this.histBytes, this.histBytes);
-    packSparse(h.hist, c.holdHist, p * this.histBytes, this.histBytes);
+    const hb = this.histBytes;
+    packSparse(w.hist, c.hists, 2 * p * hb, hb);
+    packSparse(h.hist, c.hists, (2 * p + 1) * hb, hb);
+  }
+
+  /** Reads the newest row's t and its last value and histogram byte, next to where append() writes (see HistoryStore.warm). */
+  warm(): number {
+    const n = this.ring.length;
+    if (n === 0) return 0;
+    const p = this.ring.phys(n - 1);
+    const c = this.ring.cols;
+    return c.t[p] + c.v[p * STRIDE + STRIDE - 1] + c.hists[(2 * p + 2) * this.histBytes - 1];
+  }
+
+  /** t of the newest row; -Infinity while there is none. */
+  newestT(): number {
+    const n = this.ring.length;
+    return n === 0 ? -Infinity : this.ring.timeAt(n - 1);
   }
 
   range(fromT: number, toT: number): readonly [number, number] {
@@ -161,8 +177,9 @@ export class SecondTier implements TierReader {
     const c = this.ring.cols;
     const p = this.ring.phys(i);
     const o = p * STRIDE;
-    if (kind === "wait") acc.addPacked(c.waitHist, p * this.histBytes, this.histBytes, c.v[o + WAIT_COUNT], c.v[o + WAIT_MAX]);
-    else acc.addPacked(c.holdHist, p * this.histBytes, this.histBytes, c.v[o + HOLD_COUNT], c.v[o + HOLD_MAX]);
+    const hb = this.histBytes;
+    if (kind === "wait") acc.addPacked(c.hists, 2 * p * hb, hb, c.v[o + WAIT_COUNT], c.v[o + WAIT_MAX]);
+    else acc.addPacked(c.hists, (2 * p + 1) * hb, hb, c.v[o + HOLD_COUNT], c.v[o + HOLD_MAX]);
   }
 
   bytes(): number {

@@ -20,7 +20,6 @@ export class SemaphoreHistory {
   readonly options: Readonly<Required<SemaphoreHistoryOptions>>;
   private readonly second: SecondTier;
   private readonly minute: MinuteTier;
-  private lastT = -Infinity;
   private ignoredCount = 0;
 
   /** `growthSpread`: see ColumnRing's `spread` (HistoryStore derives one from the key). */
@@ -40,14 +39,20 @@ export class SemaphoreHistory {
     if (!(intervalMs > 0) || !Number.isFinite(intervalMs)) {
       throw new RangeError(`intervalMs must be finite and > 0, got ${String(intervalMs)}`);
     }
-    if (t <= this.lastT) {
+    // The last accepted t is the 1s tier's newest: read from the row a sample writes next to,
+    // rather than kept in a field of its own (a boxed double, one more line to fetch per sample).
+    if (t <= this.second.newestT()) {
       this.ignoredCount++;
       return false;
     }
-    this.lastT = t;
     this.second.append(sample, t, intervalMs);
     this.minute.add(sample, t, intervalMs);
     return true;
+  }
+
+  /** Reads what push() will touch, changing nothing (see HistoryStore.warm). */
+  warm(): number {
+    return this.second.warm() + this.minute.warm();
   }
 
   /**
@@ -88,7 +93,8 @@ export class SemaphoreHistory {
    * SemaphoreTracker.last: one copy of its numbers per semaphore, not two.)
    */
   latestT(): number | null {
-    return this.lastT === -Infinity ? null : this.lastT;
+    const t = this.second.newestT();
+    return t === -Infinity ? null : t;
   }
 
   /** Samples ignored as late or duplicate. */
