@@ -143,6 +143,27 @@ describe("HistoryStore eviction", () => {
     expect(store.push("a", sample(), T0, SEC)).toBe(false);
     expect(store.bytes()).toBe(store.get("a")?.bytes());
   });
+
+  it("warming a history (the hub reads it before storing a batch) changes neither it nor the recency order", () => {
+    const { store, clock } = clocked({ maxSemaphores: 2, minIdleMs: 0 });
+    for (let i = 1; i <= 70; i++) {
+      clock.now = i;
+      store.push("old", sample({ inUse: i % 5, acquired: i }), T0 + i * SEC, SEC);
+      store.push("new", sample({ waiters: i % 3 }), T0 + i * SEC, SEC);
+    }
+    const before = (k: string) => [store.get(k)!.window("1s", 0, Infinity), store.get(k)!.window("1m", 0, Infinity)];
+    const snapshot = { old: before("old"), new: before("new"), keys: store.keys() };
+    const entry = store.entry("old")!;
+    clock.now = 100;
+    expect(Number.isFinite(store.warm(entry))).toBe(true);
+    expect({ old: before("old"), new: before("new"), keys: store.keys() }).toEqual(snapshot);
+    // Still the least recently updated: the next new key evicts it, not the other.
+    store.push("third", sample(), T0, SEC);
+    expect(store.has("old")).toBe(false);
+    expect(store.has("new")).toBe(true);
+    // A handle the store dropped warms nothing.
+    expect(store.warm(entry)).toBe(0);
+  });
 });
 
 describe("fleetWindow", () => {
