@@ -13,7 +13,8 @@ const BUCKETS: number = LAYOUT_BUCKETS;
  * Index of the bucket holding the q-quantile by nearest rank, or -1 if there is no mass
  * (then the value is 0). `BUCKETS` if rounding left the rank out of reach (then the value is max).
  */
-export function quantileBucket(counts: ArrayLike<number>, total: number, q: number): number {
+/** `counts[at .. at + BUCKETS)` are the dense counts (`at`: for counts kept inside a larger array, the open minute's). */
+export function quantileBucket(counts: ArrayLike<number>, total: number, q: number, at = 0): number {
   if (total <= 0) return -1;
   const rank = Math.max(1, Math.ceil(q * total));
   // Decoded sketches spread mass in fractions whose float sum can fall a hair short of the total;
@@ -21,7 +22,7 @@ export function quantileBucket(counts: ArrayLike<number>, total: number, q: numb
   const reach = rank - total * 1e-12;
   let seen = 0;
   for (let b = 0; b < BUCKETS; b++) {
-    seen += counts[b];
+    seen += counts[at + b];
     if (seen >= reach) return b;
   }
   return BUCKETS;
@@ -76,10 +77,10 @@ export class HistAccumulator {
     this.addCounts(other.counts, other.total, other.count, other.max);
   }
 
-  /** Adds dense counts held elsewhere (the open minute's), with their mass, count and max. */
-  addCounts(src: ArrayLike<number>, total: number, count: number, max: number): void {
+  /** Adds dense counts held elsewhere (the open minute's, from `src[at]`), with their mass, count and max. */
+  addCounts(src: ArrayLike<number>, total: number, count: number, max: number, at = 0): void {
     const dst = this.counts;
-    for (let b = 0; b < BUCKETS; b++) dst[b] += src[b];
+    for (let b = 0; b < BUCKETS; b++) dst[b] += src[at + b];
     this.total += total;
     this.count += count;
     if (max > this.max) this.max = max;

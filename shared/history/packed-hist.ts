@@ -139,12 +139,12 @@ function packSparseDense(hist: SparseHist, out: Uint8Array, off: number, size: n
   dense.fill(0);
 }
 
-/** Packs dense bucket counts into the slot `out[off .. off+size)`. */
-export function packDense(counts: ArrayLike<number>, out: Uint8Array, off: number, size: number): void {
+/** Packs dense bucket counts (`counts[at .. at + BUCKETS)`) into the slot `out[off .. off+size)`. */
+export function packDense(counts: ArrayLike<number>, out: Uint8Array, off: number, size: number, at = 0): void {
   let n = 0;
   let mass = 0;
   for (let b = 0; b < BUCKETS; b++) {
-    const c = counts[b];
+    const c = counts[at + b];
     if (c > 0) {
       nzB[n] = b;
       nzC[n] = c;
