@@ -119,6 +119,11 @@ describe("pg Pool adapter on a real PostgreSQL", () => {
 
   it("in process: results and errors unchanged, callback and promise forms, untrack() restores", async () => {
     const pool = new pg.Pool({ connectionString: server.url, max: 2, connectionTimeoutMillis: 200 });
+    // pool.end() resolves once its clients are told to end, not once their connections are closed:
+    // a connection still open when afterAll stops the server gets its FATAL 57P01 as an 'error'
+    // nobody listens to any more (an uncaught exception that failed a CI run). Wait for each close.
+    const closed: Promise<void>[] = [];
+    pool.on("connect", (client) => closed.push(new Promise((resolve) => client.once("end", () => resolve()))));
     const h = tracked(instrument(pool, { name: uniqueName("pg"), leakThresholdMs: 60_000 }));
     expect(h.describe()).toMatchObject({ kind: "pg-pool", cap: 2, queue: "fifo", acquireTimeoutMs: 200 });
     expect((await pool.query("select 41 + 1 as n")).rows[0]).toEqual({ n: 42 });
@@ -154,6 +159,8 @@ describe("pg Pool adapter on a real PostgreSQL", () => {
     c.release();
     expect(pool.idleCount).toBe(pool.totalCount);
     await pool.end();
+    await Promise.all(closed);
+    expect(closed.length).toBeGreaterThan(0);
     expect(thrownBy(() => instrument({ connect() {}, query() {}, waitingCount: 0, idleCount: 0 }, { name: uniqueName("pg") }))).toBeInstanceOf(SemscopeAdapterError);
   }, 60_000);
 });
