@@ -145,9 +145,9 @@ export class TrailingWindow {
 
   dropFirst(): void {
     if (this.len === 0) return;
-    this.buf[this.sumsAt] -= this.cover(0);
-    const o = this.offset(0) + HEADER;
     const buf = this.buf;
+    buf[this.sumsAt] -= this.cover(0);
+    const o = this.offset(0) + HEADER;
     for (let f = 0; f < this.fields; f++) buf[this.sumsAt + 1 + f] -= buf[o + f];
     this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
     this.len--;

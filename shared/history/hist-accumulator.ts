@@ -12,8 +12,9 @@ const BUCKETS: number = LAYOUT_BUCKETS;
 /**
  * Index of the bucket holding the q-quantile by nearest rank, or -1 if there is no mass
  * (then the value is 0). `BUCKETS` if rounding left the rank out of reach (then the value is max).
+ * The dense counts are `counts[at .. at + BUCKETS)` (`at`: counts kept inside a larger array, the
+ * open minute's).
  */
-/** `counts[at .. at + BUCKETS)` are the dense counts (`at`: for counts kept inside a larger array, the open minute's). */
 export function quantileBucket(counts: ArrayLike<number>, total: number, q: number, at = 0): number {
   if (total <= 0) return -1;
   const rank = Math.max(1, Math.ceil(q * total));

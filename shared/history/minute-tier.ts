@@ -194,12 +194,12 @@ export class MinuteTier implements TierReader {
     return this.ring.length + (this.open.samples > 0 ? 1 : 0);
   }
 
-  /** Samples must come in ascending t (SemaphoreHistory guarantees it). */
   /** Reads the open minute's first numbers, which add() updates (see HistoryStore.warm). */
   warm(): number {
     return this.open.samples;
   }
 
+  /** Samples must come in ascending t (SemaphoreHistory guarantees it). */
   add(s: Sample, t: number, intervalMs: number): void {
     const start = Math.floor(t / MINUTE_MS) * MINUTE_MS;
     if (this.open.samples > 0 && start !== this.open.start) this.close();
