@@ -136,6 +136,8 @@ export class AgentSession {
     if (!isJob(r)) return r;
     let answer: AnyAck | undefined;
     while ((answer = r.step(Infinity)) === undefined);
+    // Whole, as it says: a batch the hub put off (HubCore.defer) is stored before this returns.
+    this.core.settle(this.rec?.service);
     return answer;
   }
 
@@ -155,6 +157,11 @@ export class AgentSession {
 
   refused(error: string): AnyAck {
     return this.refuse(error, true);
+  }
+
+  /** SamplesJob's part once its ack is sent: true when the hub stores the batch later (HubCore.defer). */
+  defer(job: StoreJob): boolean {
+    return this.core.defer(job);
   }
 
   /** socket.io could not decode a packet; it closes the connection next. */
@@ -209,6 +216,8 @@ class SamplesJob implements Job {
   private store: StoreJob | undefined;
   private answer: AnyAck | undefined;
   private seq = 0;
+  /** The store's units, charged as done when it is deferred (the lane's fair share counts it). */
+  private deferredUnits = 0;
   /** Set when the store fits the rest of the slice: the next step stores it whole. */
   early: AnyAck | undefined;
 
@@ -220,7 +229,7 @@ class SamplesJob implements Job {
   }
 
   get work(): number {
-    return this.check.checked + (this.store?.work ?? 0);
+    return this.check.checked + (this.store?.work ?? 0) + this.deferredUnits;
   }
 
   step(maxItems: number): AnyAck | undefined {
@@ -247,6 +256,11 @@ class SamplesJob implements Job {
         started.hold();
         return undefined;
       }
+    }
+    // Answered already: stored now, or with others a little later (HubCore.defer).
+    if (this.early !== undefined && this.session.defer(this.store)) {
+      this.deferredUnits = this.store.planned;
+      return (this.answer = this.early);
     }
     if (!this.store.step(this.early !== undefined ? Infinity : budget)) return undefined;
     return (this.answer = this.early ?? { ok: true, seq: this.seq });

@@ -71,6 +71,12 @@ export interface HubCoreOptions {
   maxHistoryBytes?: number;
   forgetAfterMs: number;
   recorder: RecordSink | undefined;
+  /**
+   * Lets acknowledged small batches be stored a little later, together (see HubCore.defer): called
+   * when the first is put off (`urgent`: when MAX_DEFERRED_JOBS are waiting), and the caller then
+   * runs flushDeferred() soon (hub.ts: within STORE_DELAY_MS). Absent: every batch is stored at once.
+   */
+  deferStores?: (urgent: boolean) => void;
 }
 
 export type SamplesOutcome = { ok: true; duplicate: boolean } | { ok: false; error: string };
@@ -92,6 +98,8 @@ export const NEW_SEMAPHORE_UNITS = 16;
 const CHUNK_ITEMS = 8;
 /** A slice stops once it has taken this long (see StoreJob.step). */
 export const MAX_SLICE_MS = 2;
+/** Stores put off at most (HubCore.defer): past it the caller is asked to flush at once. */
+export const MAX_DEFERRED_JOBS = 256;
 /** Entries HubCore's `jobs` map keeps before it sweeps those of services with nothing being stored. */
 const MAX_IDLE_JOB_ENTRIES = 256;
 
@@ -99,6 +107,10 @@ export class StoreJob {
   private next = 0;
   private units = 0;
   private finished = false;
+  /** Put off by HubCore.defer: stored by its flush, or sooner by a settle() of its service. */
+  deferred = false;
+  /** The units fitsIn() found it would take, when it fitted. */
+  planned = 0;
   /**
    * Each item's slot, found once (counting its units) for every structure that needs it: one
    * lookup in its agent's map per item instead of one per structure.
@@ -129,6 +141,8 @@ export class StoreJob {
   step(maxUnits: number): boolean {
     if (this.finished) return true;
     try {
+      // Batches accepted before this one and deferred go first (HubCore.defer).
+      if (!this.deferred) this.core.flushDeferred();
       const { rec, batch } = this;
       const all = batch.items;
       const whole = !Number.isFinite(maxUnits);
@@ -175,6 +189,7 @@ export class StoreJob {
       total += slot.counted ? 1 : 1 + NEW_SEMAPHORE_UNITS;
       if (total > units) return false;
     }
+    this.planned = total;
     return true;
   }
 
@@ -215,8 +230,11 @@ export class HubCore {
    * is promoted.
    */
   private readonly jobs = new Map<string, StoreJob | null>();
-  /** Entries of `jobs` that are not null. */
+  /** Entries of `jobs` that are not null and not deferred: stores stopped between two slices. */
   private jobsBusy = 0;
+  /** Deferred stores not yet done, in the order they were accepted (see defer()); never in `jobs`. */
+  private deferred: StoreJob[] = [];
+  private readonly deferStores: ((urgent: boolean) => void) | undefined;
   /** What storeItems' warming loads read: kept, so that no compiler drops them as unused. */
   private warmth = 0;
 
@@ -228,6 +246,7 @@ export class HubCore {
     this.evidence = new AlertEvidence(this.engine, this.history);
     this.recorder = opts.recorder;
     this.forgetAfterMs = opts.forgetAfterMs;
+    this.deferStores = opts.deferStores;
     this.startedAt = this.now();
     this.record({ r: this.startedAt, k: "start", p: { format: 1, hubVersion: this.version, protocol: PROTOCOL_VERSION, thresholds: this.engine.thresholds } });
   }
@@ -305,7 +324,9 @@ export class HubCore {
    * it; until that job is done, other inputs for the same service wait for it or finish it.
    */
   startSamples(rec: AgentRecord, batch: SamplesBatch): SamplesStart {
-    this.settle(rec.service);
+    // Not the deferred stores: a batch deferred too is stored after them, in order, and one
+    // stored now stores them first (StoreJob.step).
+    this.settleSliced(rec.service);
     if (rec.seqs.has(batch.seq)) {
       this.stats.duplicates++;
       this.touch(rec);
@@ -387,19 +408,74 @@ export class HubCore {
     if (this.jobs.size > MAX_IDLE_JOB_ENTRIES) for (const [k, v] of this.jobs) if (v === null) this.jobs.delete(k);
   }
 
-  /** A batch of `service` (of any service, without one) is still being stored. */
+  /**
+   * A batch of `service` (of any service, without one) is half stored, between two slices. A
+   * deferred store does not count: it is small, and whatever would see it undone stores it first.
+   */
   busy(service?: string): boolean {
     return service === undefined ? this.jobsBusy > 0 : (this.jobs.get(service) ?? null) !== null;
   }
 
-  /** Finishes the stores in progress (of `service`, or all) now, so what comes next sees them whole. */
+  /**
+   * Finishes the stores in progress (of `service`, or all) and every deferred one now, so what
+   * comes next sees them whole. (Deferred stores go all at once, oldest first: services' states
+   * are apart, so only the order within one matters, and inputs other than samples are rare.)
+   */
   settle(service?: string): void {
+    this.flushDeferred();
+    this.settleSliced(service);
+  }
+
+  /** Finishes the stores in progress between two slices (of `service`, or all), not the deferred ones. */
+  private settleSliced(service?: string): void {
     if (this.jobsBusy === 0) return;
     if (service !== undefined) {
       this.jobs.get(service)?.step(Infinity);
       return;
     }
     for (const job of [...this.jobs.values()]) job?.step(Infinity);
+  }
+
+  /**
+   * Puts off storing an accepted batch whose ack has gone (a small one, see SamplesJob), until
+   * flushDeferred() or, sooner, a settle() of its service: every input that could tell the
+   * difference (more of its service, the tick, a person's change, a read through the hub) settles
+   * first, so the engine sees each service's inputs in the order they were accepted, as a replay
+   * of the recording does. Why: stored one at a time between two messages' socket work, a batch
+   * found the store's code and the hub's shared state evicted by the socket path's, and the socket
+   * path then found its own evicted; stored ~50 at a time, each side runs warm (bench:hub, ~1 µs a
+   * sample less, docs/benchmarks.md). False: stores are not deferred here (no deferStores option),
+   * or the job cannot be; the caller stores it now.
+   */
+  defer(job: StoreJob): boolean {
+    if (this.deferStores === undefined || job.done || job.deferred || job.work > 0) return false;
+    const service = job.rec.service;
+    // Held between its two steps (SamplesJob answers first), it was counted as half stored.
+    if (this.jobs.get(service) === job) {
+      this.jobs.set(service, null);
+      this.jobsBusy--;
+    }
+    job.deferred = true;
+    this.deferred.push(job);
+    if (this.deferred.length === 1) this.deferStores(false);
+    else if (this.deferred.length === MAX_DEFERRED_JOBS) this.deferStores(true);
+    return true;
+  }
+
+  /** Stores every deferred batch now, oldest first. A store that throws still lets the others run; the first error is rethrown. */
+  flushDeferred(): void {
+    if (this.deferred.length === 0) return;
+    const jobs = this.deferred;
+    this.deferred = [];
+    let failure: { err: unknown } | undefined;
+    for (const job of jobs) {
+      try {
+        job.step(Infinity);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+    if (failure !== undefined) throw failure.err;
   }
 
   events(rec: AgentRecord, batch: EventsBatch): { ok: true } | { ok: false; error: string } {

@@ -13,7 +13,7 @@ import { TokenCheck } from "./auth.js";
 import { createHttpHandler } from "./http-api.js";
 import { HubCore } from "./hub-core.js";
 import { HubMetrics } from "./metrics.js";
-import { HubConfigError, isLoopback, resolveHubOptions, TICK_MS, urlHost, type HubOptions } from "./options.js";
+import { HubConfigError, isLoopback, resolveHubOptions, STORE_DELAY_MS, TICK_MS, urlHost, type HubOptions } from "./options.js";
 import { Recorder, type RecordSink } from "./recorder.js";
 import { GzipRecorder } from "./recording-writer.js";
 import { RequestGuard } from "./request-guard.js";
@@ -27,6 +27,7 @@ export interface Hub {
   readonly url: string;
   readonly host: string;
   readonly port: number;
+  /** Reading engine, history or state() first stores what was acknowledged and waits to be (HubCore.defer). */
   readonly engine: AlertEngine;
   readonly history: HistoryStore;
   /** hub.rejected as /api/state reports it. */
@@ -75,7 +76,21 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     }
   }
 
+  // Deferred stores (HubCore.defer): flushed by a timer, out of any scheduler turn, and before
+  // anything reads the hub (HTTP, the getters below; ui-namespace.ts for dashboards).
+  let storeTimer: ReturnType<typeof setTimeout> | undefined;
+  const storeDeferred = () => contained("deferred stores", o.log, undefined, () => core.flushDeferred());
+  const flushStores = () => {
+    storeTimer = undefined;
+    storeDeferred();
+  };
   const core = new HubCore({
+    deferStores: (urgent) => {
+      if (storeTimer !== undefined && !urgent) return;
+      clearTimeout(storeTimer);
+      storeTimer = setTimeout(flushStores, urgent ? 0 : STORE_DELAY_MS);
+      storeTimer.unref();
+    },
     now: o.now,
     version: HUB_VERSION,
     thresholds: o.thresholds,
@@ -92,7 +107,11 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   const metrics = new HubMetrics(core, uiClients);
 
   // The HTTP handler goes on first: socket.io wraps the listeners it finds and passes on what is not its own.
-  const http = createServer(createHttpHandler({ core, metrics, tokens, guard, staticFiles, uiClients, log: o.log }));
+  const handle = createHttpHandler({ core, metrics, tokens, guard, staticFiles, uiClients, log: o.log });
+  const http = createServer((req, res) => {
+    storeDeferred();
+    handle(req, res);
+  });
   const io = new Server(http, {
     maxHttpBufferSize: LIMITS.maxPacketBytes,
     serveClient: false,
@@ -134,6 +153,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       clearInterval(ticker);
+      clearTimeout(storeTimer);
       ui.close();
       // Sockets' disconnect handlers run here (and are recorded) before the recording closes.
       const closed = io.close();
@@ -151,12 +171,21 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     url: `http://${urlHost(o.host)}:${port}`,
     host: o.host,
     port,
-    engine: core.engine,
-    history: core.history,
+    get engine() {
+      storeDeferred();
+      return core.engine;
+    },
+    get history() {
+      storeDeferred();
+      return core.history;
+    },
     get rejected() {
       return core.rejected;
     },
-    state: () => core.state(),
+    state: () => {
+      storeDeferred();
+      return core.state();
+    },
     setThresholds: (patch) => core.setThresholds(patch),
     close,
   };

@@ -101,6 +101,12 @@ export const DEFAULT_AGENT_ADDRESS_BUDGET = { itemsPerSecond: 20_000, burst: 20_
 export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 /** How often the hub ticks the engine (agent_down) and looks for agents to forget. */
 export const TICK_MS = 1000;
+/**
+ * How long an acknowledged small samples batch may wait to be stored with the others that arrive
+ * meanwhile (HubCore.defer). Anything that reads the hub (HTTP, a dashboard, the tick, more input
+ * of the same service) stores what waits first, so no reader sees it late.
+ */
+export const STORE_DELAY_MS = 50;
 
 export function isLoopback(host: string): boolean {
   const h = host.toLowerCase();

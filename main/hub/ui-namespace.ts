@@ -99,7 +99,13 @@ export class UiNamespace {
     clearInterval(this.timer);
   }
 
+  /** What was acknowledged before a dashboard reads is in what it reads (HubCore.defer). */
+  private storeDeferred(): void {
+    contained("deferred stores", this.opts.log, undefined, () => this.core.flushDeferred());
+  }
+
   private connected(socket: UiSocket): void {
+    this.storeDeferred();
     const bucket = new TokenBucket(UI_LIMITS.requestsPerSecond, UI_LIMITS.requestBurst);
     const snap = snapshot(this.core, this.seq, this.opts.deltaIntervalMs);
     for (const s of snap.state.semaphores) this.known.add(s.key);
@@ -128,6 +134,7 @@ export class UiNamespace {
   }
 
   private request(name: RequestName, payload: unknown): AnyAck {
+    this.storeDeferred();
     const core = this.core;
     switch (name) {
       case "snapshot:get": {
@@ -178,6 +185,7 @@ export class UiNamespace {
 
   /** A fresh snapshot for every dashboard, as if each had just connected (a replay's cursor jumped). */
   resync(): void {
+    this.storeDeferred();
     this.core.changes.take();
     const snap = snapshot(this.core, this.seq, this.opts.deltaIntervalMs);
     this.known = new Set(snap.state.semaphores.map((s) => s.key));
@@ -192,6 +200,7 @@ export class UiNamespace {
 
   /** One delta for every dashboard: what changed since the last one. Runs on the timer. */
   flush(): void {
+    this.storeDeferred();
     // Taken even with nobody listening, so the tracker never grows.
     const changes = this.core.changes.take();
     // Checked every tick, changes or not: a dashboard can fall behind on its own requests too.
