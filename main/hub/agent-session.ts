@@ -216,8 +216,8 @@ class SamplesJob implements Job {
   private store: StoreJob | undefined;
   private answer: AnyAck | undefined;
   private seq = 0;
-  /** The store's units, charged as done when it is deferred (the lane's fair share counts it). */
-  private deferredUnits = 0;
+  /** Put off (HubCore.defer) as it was answered: its units are charged as done (the lane's fair share counts them). */
+  private deferred = false;
   /** Set when the store fits the rest of the slice: the next step stores it whole. */
   early: AnyAck | undefined;
 
@@ -229,7 +229,7 @@ class SamplesJob implements Job {
   }
 
   get work(): number {
-    return this.check.checked + (this.store?.work ?? 0) + this.deferredUnits;
+    return this.check.checked + (this.store === undefined ? 0 : this.deferred ? this.store.planned : this.store.work);
   }
 
   step(maxItems: number): AnyAck | undefined {
@@ -249,7 +249,10 @@ class SamplesJob implements Job {
       budget -= this.check.checked - before;
       if (budget > 0 && started.fitsIn(budget)) {
         this.early = { ok: true, seq: this.seq };
-        started.hold();
+        // Stored with others a little later (HubCore.defer), or whole in the next step. Nothing
+        // runs between this step and the next but the ack, so it is put off before the ack goes.
+        this.deferred = this.session.defer(started);
+        if (!this.deferred) started.hold();
         return undefined;
       }
       if (budget <= 0) {
@@ -257,11 +260,7 @@ class SamplesJob implements Job {
         return undefined;
       }
     }
-    // Answered already: stored now, or with others a little later (HubCore.defer).
-    if (this.early !== undefined && this.session.defer(this.store)) {
-      this.deferredUnits = this.store.planned;
-      return (this.answer = this.early);
-    }
+    if (this.deferred && this.early !== undefined) return (this.answer = this.early);
     if (!this.store.step(this.early !== undefined ? Infinity : budget)) return undefined;
     return (this.answer = this.early ?? { ok: true, seq: this.seq });
   }

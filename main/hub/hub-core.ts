@@ -448,13 +448,8 @@ export class HubCore {
    * or the job cannot be; the caller stores it now.
    */
   defer(job: StoreJob): boolean {
-    if (this.deferStores === undefined || job.done || job.deferred || job.work > 0) return false;
-    const service = job.rec.service;
-    // Held between its two steps (SamplesJob answers first), it was counted as half stored.
-    if (this.jobs.get(service) === job) {
-      this.jobs.set(service, null);
-      this.jobsBusy--;
-    }
+    // Only a job not begun: one held between slices is its service's half-stored batch.
+    if (this.deferStores === undefined || job.done || job.deferred || job.work > 0 || this.jobs.get(job.rec.service) === job) return false;
     job.deferred = true;
     this.deferred.push(job);
     if (this.deferred.length === 1) this.deferStores(false);
