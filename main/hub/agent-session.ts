@@ -244,13 +244,13 @@ class SamplesJob implements Job {
       const started = this.session.startSamples(p.value);
       if (!(started instanceof StoreJob)) return (this.answer = started);
       this.store = started;
-      // A small batch is answered first and stored whole in the next step; a big one stores from
-      // the next step, a slice at a time, and is answered once stored.
+      // A small batch is answered first, and stored with others a little later (HubCore.defer)
+      // or else whole in the next step; a big one stores from the next step, a slice at a time,
+      // and is answered once stored.
       budget -= this.check.checked - before;
       if (budget > 0 && started.fitsIn(budget)) {
         this.early = { ok: true, seq: this.seq };
-        // Stored with others a little later (HubCore.defer), or whole in the next step. Nothing
-        // runs between this step and the next but the ack, so it is put off before the ack goes.
+        // Nothing runs between this step and the next but the ack: put off before the ack goes.
         this.deferred = this.session.defer(started);
         if (!this.deferred) started.hold();
         return undefined;

@@ -107,7 +107,7 @@ export class StoreJob {
   private next = 0;
   private units = 0;
   private finished = false;
-  /** Put off by HubCore.defer: stored by its flush, or sooner by a settle() of its service. */
+  /** Put off by HubCore.defer: stored by the next flushDeferred(), which every settle() and every batch stored at once run first. */
   deferred = false;
   /** The units fitsIn() found it would take, when it fitted. */
   planned = 0;
@@ -230,7 +230,7 @@ export class HubCore {
    * is promoted.
    */
   private readonly jobs = new Map<string, StoreJob | null>();
-  /** Entries of `jobs` that are not null and not deferred: stores stopped between two slices. */
+  /** Entries of `jobs` that are not null. */
   private jobsBusy = 0;
   /** Deferred stores not yet done, in the order they were accepted (see defer()); never in `jobs`. */
   private deferred: StoreJob[] = [];
@@ -437,15 +437,16 @@ export class HubCore {
   }
 
   /**
-   * Puts off storing an accepted batch whose ack has gone (a small one, see SamplesJob), until
-   * flushDeferred() or, sooner, a settle() of its service: every input that could tell the
-   * difference (more of its service, the tick, a person's change, a read through the hub) settles
-   * first, so the engine sees each service's inputs in the order they were accepted, as a replay
-   * of the recording does. Why: stored one at a time between two messages' socket work, a batch
-   * found the store's code and the hub's shared state evicted by the socket path's, and the socket
-   * path then found its own evicted; stored ~50 at a time, each side runs warm (bench:hub, ~1 µs a
-   * sample less, docs/benchmarks.md). False: stores are not deferred here (no deferStores option),
-   * or the job cannot be; the caller stores it now.
+   * Puts off storing an accepted small batch, answered as it is put off (SamplesJob), until
+   * flushDeferred(). Every input that could tell the difference runs that first: settle() does
+   * (any input but another small samples batch, the tick, a person's change, and the hub's
+   * readers, hub.ts and ui-namespace.ts), and so does a batch stored at once (StoreJob.step). So
+   * the engine sees each service's inputs in the order they were accepted, as a replay of the
+   * recording does. Why: stored one at a time between two messages' socket work, a batch found
+   * the store's code and the hub's shared state evicted by the socket path's, and the other way
+   * round; stored ~50 at a time, each side runs warmer (bench:hub: 0.4–0.7 µs a sample less,
+   * docs/benchmarks.md). False: stores are not deferred here (no deferStores option), or the job
+   * cannot be; the caller stores it.
    */
   defer(job: StoreJob): boolean {
     // Only a job not begun: one held between slices is its service's half-stored batch.
