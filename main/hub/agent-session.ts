@@ -159,7 +159,7 @@ export class AgentSession {
     return this.refuse(error, true);
   }
 
-  /** SamplesJob's part once its ack is sent: true when the hub stores the batch later (HubCore.defer). */
+  /** SamplesJob's part as it answers a small batch early: true when the hub stores it later (HubCore.defer). */
   defer(job: StoreJob): boolean {
     return this.core.defer(job);
   }

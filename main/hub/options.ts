@@ -103,8 +103,8 @@ export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 export const TICK_MS = 1000;
 /**
  * How long an acknowledged small samples batch may wait to be stored with the others that arrive
- * meanwhile (HubCore.defer). Anything that reads the hub (HTTP, a dashboard, the tick, more input
- * of the same service) stores what waits first, so no reader sees it late.
+ * meanwhile (HubCore.defer). Anything that reads the hub (HTTP, a dashboard, the embedding API),
+ * the tick, and any agent input but another small batch store what waits first, so none sees it late.
  */
 export const STORE_DELAY_MS = 50;
 
