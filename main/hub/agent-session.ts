@@ -137,7 +137,7 @@ export class AgentSession {
     let answer: AnyAck | undefined;
     while ((answer = r.step(Infinity)) === undefined);
     // Whole, as it says: a batch the hub put off (HubCore.defer) is stored before this returns.
-    this.core.settle(this.rec?.service);
+    this.core.flushDeferred();
     return answer;
   }
 

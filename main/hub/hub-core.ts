@@ -94,6 +94,11 @@ export type SamplesStart = { ok: true; duplicate: true } | { ok: true; duplicate
  * costs ~20× storing a sample into it (1,000 new: ~270 ms, then ~12 ms a batch).
  */
 export const NEW_SEMAPHORE_UNITS = 16;
+/** What storing an item costs in work units: more for its semaphore's first (see NEW_SEMAPHORE_UNITS). */
+function unitsOf(slot: SemaphoreSlot): number {
+  return slot.counted ? 1 : 1 + NEW_SEMAPHORE_UNITS;
+}
+
 /** Items stored per engine call within a slice, between looks at the clock. */
 const CHUNK_ITEMS = 8;
 /** A slice stops once it has taken this long (see StoreJob.step). */
@@ -153,11 +158,8 @@ export class StoreJob {
         let end = start;
         while (end < all.length && (end === start || ((whole || end - start < CHUNK_ITEMS) && units < maxUnits))) {
           const slot = this.slots[end] ?? this.core.slot(rec, all[end].id);
-          if (slot.counted) units++;
-          else {
-            units += 1 + NEW_SEMAPHORE_UNITS;
-            slot.counted = true;
-          }
+          units += unitsOf(slot);
+          slot.counted = true;
           this.slots[end] = slot;
           end++;
         }
@@ -185,8 +187,7 @@ export class StoreJob {
     let total = 0;
     const { items } = this.batch;
     for (let i = 0; i < items.length; i++) {
-      const slot = (this.slots[i] ??= this.core.slot(this.rec, items[i].id));
-      total += slot.counted ? 1 : 1 + NEW_SEMAPHORE_UNITS;
+      total += unitsOf((this.slots[i] ??= this.core.slot(this.rec, items[i].id)));
       if (total > units) return false;
     }
     this.planned = total;

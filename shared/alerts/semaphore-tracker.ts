@@ -46,6 +46,14 @@ const STARVATION_CLEAR = CONVOY_CLEAR + RUN_LENGTH;
 const TIMEOUTS_CLEAR = STARVATION_CLEAR + RUN_LENGTH;
 const STATE_LENGTH = TIMEOUTS_CLEAR + RUN_LENGTH;
 
+/** A new tracker's state: no sample yet, the leak check never seen holding, every run empty (0). */
+function newRuleState(): Float64Array {
+  const st = new Float64Array(STATE_LENGTH);
+  st[LAST_T] = -Infinity;
+  st[LEAK_LAST_GOOD_T] = -Infinity;
+  return st;
+}
+
 /** One SampleTime for every sample: the rules read it during their call and keep none of it. */
 const SAMPLE_TIME: { -readonly [K in keyof SampleTime]: SampleTime[K] } = { t: 0, intervalMs: 0, maxGapMs: 0 };
 
@@ -65,7 +73,7 @@ export class SemaphoreTracker implements SemaphoreContext {
   /** Dropped by the engine (retire()): a reference kept elsewhere must look it up again. */
   retired = false;
 
-  private readonly ruleState = new Float64Array(STATE_LENGTH).fill(-Infinity, LAST_T, LEAK_LAST_GOOD_T + 1);
+  private readonly ruleState = newRuleState();
   private readonly leak = new LeakRule(this.ruleState, LEAK_LAST_GOOD_T);
   private readonly doubleRelease = new DoubleReleaseRule();
   private readonly convoy = new ConvoyRule(this.ruleState, CONVOY_CLEAR);

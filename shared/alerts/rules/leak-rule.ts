@@ -54,9 +54,13 @@ export class LeakRule {
     return this.st[this.lastGoodAt];
   }
 
+  private set lastGoodT(t: number) {
+    this.st[this.lastGoodAt] = t;
+  }
+
   onSample(sem: SemaphoreContext, s: Sample, t: number, book: AlertBook): void {
     if (leakCheckHolds(s)) {
-      this.st[this.lastGoodAt] = t;
+      this.lastGoodT = t;
       this.tryResolve(sem, book, t);
       return;
     }

@@ -129,6 +129,9 @@ describe("deferred stores", () => {
     // The next one asks again.
     send(session, batch(MAX_DEFERRED_JOBS, [calm("db")]));
     expect(calls).toEqual([false, true, false]);
+    // handle() stores a message whole, as it says: the one put off before it too.
+    expect(session.handle("samples", batch(MAX_DEFERRED_JOBS + 1, [calm("db")]))).toEqual({ ok: true, seq: MAX_DEFERRED_JOBS + 1 });
+    expect(core.history.get("checkout/web-1/db")?.window("1s", -Infinity, Infinity).length).toBe(MAX_DEFERRED_JOBS + 2);
   });
 
   it("are stored before a big batch of their service is stored in slices", () => {
