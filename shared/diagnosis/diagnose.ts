@@ -99,7 +99,6 @@ interface Stats {
   released: number;
   growthPerSec: number;
   holdMs: number;
-  holdMedian: number;
   waitP99: number;
 }
 
@@ -114,7 +113,6 @@ function stats(s: DiagnosisSeries, from: number, to: number): Stats {
   let waitW = 0;
   let waitSum = 0;
   let cap = 0;
-  const medians: number[] = [];
   for (let i = from; i < to; i++) {
     rows++;
     inUse += s.inUse[i];
@@ -126,7 +124,6 @@ function stats(s: DiagnosisSeries, from: number, to: number): Stats {
     if (hc > 0) {
       holdW += hc;
       holdSum += hc * meanFromQuantiles(s.holdP50[i], s.holdP90[i], s.holdP99[i]);
-      medians.push(s.holdP50[i]);
     }
     const wc = s.waitCount[i];
     if (wc > 0) {
@@ -137,7 +134,6 @@ function stats(s: DiagnosisSeries, from: number, to: number): Stats {
   // The queue's growth is demand that neither got a permit nor gave up yet.
   const span = to - from >= 2 ? (s.t[to - 1] - s.t[from]) / 1000 : 0;
   const growthPerSec = span > 0 ? (s.waiters[to - 1] - s.waiters[from]) / span : 0;
-  medians.sort((a, b) => a - b);
   return {
     rows,
     from: rows > 0 ? s.t[from] - s.intervalMs[from] : 0,
@@ -149,7 +145,6 @@ function stats(s: DiagnosisSeries, from: number, to: number): Stats {
     released: rows > 0 ? released / rows : 0,
     growthPerSec,
     holdMs: holdW > 0 ? holdSum / holdW : 0,
-    holdMedian: medians.length > 0 ? medians[Math.floor(medians.length / 2)] : 0,
     waitP99: waitW > 0 ? waitSum / waitW : 0,
   };
 }

@@ -219,7 +219,12 @@ export class MinuteTier implements TierReader {
     return i === this.ring.length;
   }
 
-  writeRow(i: number, win: MutableWindow<ColumnarWindow>, j: number): void {
+  writeRows(lo: number, n: number, win: MutableWindow<ColumnarWindow>): void {
+    // A minute window is read far less often than a 1 s one (and is 60× shorter): row by row.
+    for (let j = 0; j < n; j++) this.writeRow(lo + j, win, j);
+  }
+
+  private writeRow(i: number, win: MutableWindow<ColumnarWindow>, j: number): void {
     if (i === this.ring.length) return this.writeOpenRow(win, j);
     const c = this.ring.cols;
     const p = this.ring.phys(i);
