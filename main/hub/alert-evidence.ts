@@ -9,6 +9,8 @@ import { diagnose, type Diagnosis } from "../../shared/diagnosis/index.js";
 import { WindowScratch, type HistoryStore } from "../../shared/history/index.js";
 import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../shared/protocol/index.js";
 
+const NO_CHANGES: readonly AlertChange[] = Object.freeze([]);
+
 /** Alerts that get a diagnosis. */
 export const DIAGNOSED_RULES: ReadonlySet<AlertRule> = new Set(["convoy", "starvation"]);
 /** Per-semaphore alerts whose agent is asked for its ring. */
@@ -69,18 +71,22 @@ export class AlertEvidence {
     return out ?? [];
   }
 
-  /** After samples for `key` at sample time `t` were stored and evaluated: refresh its diagnoses. */
-  afterSample(key: string, t: number): AlertChange[] {
-    if (this.watched.size === 0) return [];
+  /**
+   * After samples for `key` at sample time `t` were stored and evaluated: refresh its diagnoses.
+   * Called for every sample while any alert is watched, and almost always with nothing to do: that
+   * answer is one shared empty list, not a new one each time.
+   */
+  afterSample(key: string, t: number): readonly AlertChange[] {
+    if (this.watched.size === 0) return NO_CHANGES;
     const list = this.watched.get(key);
-    if (list === undefined) return [];
+    if (list === undefined) return NO_CHANGES;
     let out: AlertChange[] | undefined;
     for (const w of list) {
       if (t - w.lastT < DIAGNOSIS_REFRESH_MS) continue;
       const more = this.refresh(key, w, t);
       if (more.length > 0) (out ??= []).push(...more);
     }
-    return out ?? [];
+    return out ?? NO_CHANGES;
   }
 
   get watching(): boolean {

@@ -6,6 +6,8 @@ import type { AlertChange, AlertTarget } from "./types.js";
 
 interface Entry {
   alert: Alert;
+  /** What it was raised on: its `active` bit is cleared when the alert resolves. */
+  readonly target: AlertTarget;
   /** Creation order: the tie-break when two alerts share a raisedAt, so ordering is stable. */
   seq: number;
   /** Evidence added from outside the rules (annotate): kept when a rule replaces its own. */
@@ -26,6 +28,18 @@ export interface AlertPatch {
 }
 
 export const DEFAULT_MAX_RESOLVED = 1000;
+
+/** Each rule's bit in AlertTarget.active. */
+export const RULE_BIT: Readonly<Record<AlertRule, number>> = {
+  leak: 1,
+  double_release: 2,
+  convoy: 4,
+  starvation: 8,
+  timeouts: 16,
+  order_inversion: 32,
+  agent_down: 64,
+  over_budget: 128,
+};
 
 function slot(rule: AlertRule, key: string): string {
   return `${rule}\u0000${key}`;
@@ -91,7 +105,8 @@ export class AlertBook {
       acknowledged: false,
       ...(init.evidence !== undefined ? { evidence: deepFreeze(init.evidence) } : {}),
     };
-    const entry: Entry = { alert, seq: this.seq++ };
+    const entry: Entry = { alert, target, seq: this.seq++ };
+    target.active = (target.active ?? 0) | RULE_BIT[init.rule];
     this.active.set(s, entry);
     let ofRule = this.byRule.get(init.rule);
     if (ofRule === undefined) this.byRule.set(init.rule, (ofRule = new Map()));
@@ -132,6 +147,7 @@ export class AlertBook {
     if (entry === undefined) return;
     this.active.delete(s);
     this.byRule.get(rule)?.delete(key);
+    entry.target.active = (entry.target.active ?? 0) & ~RULE_BIT[rule];
     const a = entry.alert;
     a.resolvedAt = at > a.raisedAt ? at : a.raisedAt;
     if (note !== undefined) a.evidence = deepFreeze({ ...a.evidence, ...note });

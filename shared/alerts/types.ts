@@ -19,6 +19,12 @@ export interface AlertTarget {
   readonly instance?: string;
   /** The semaphore's `id` for per-semaphore alerts; the shared `name` for fleet alerts. */
   readonly semaphore?: string;
+  /**
+   * The rules with an alert active on it, a bit each (RULE_BIT), kept by the AlertBook as it
+   * raises and resolves them: a tracker reads it (one field of an object it touches anyway) to
+   * pass over the rules that have nothing to do with a quiet sample.
+   */
+  active?: number;
 }
 
 /** What a per-semaphore rule knows of the semaphore it watches. */

@@ -68,12 +68,18 @@ export class LatestSample {
   private values = new Float64Array(PAIRS_AT + 4 * INITIAL_PAIRS);
   /** Pairs each Summary has room for. */
   private pairs = INITIAL_PAIRS;
-  private id = "";
   /** Kept as is: only global semaphores send it, and it is small. */
   private global: SampleGlobal | undefined = undefined;
   private held = false;
   /** The Sample last built by get(), until the next set(). */
   private built: Sample | null = null;
+
+  /**
+   * `id`: the semaphore's, which every sample set here carries (a tracker holds one semaphore).
+   * Kept once rather than taken from each sample: comparing each packet's copy with the kept
+   * string read the kept one's characters on every sample.
+   */
+  constructor(private readonly id: string) {}
 
   /** Whether a sample has been set. */
   get present(): boolean {
@@ -102,8 +108,6 @@ export class LatestSample {
     v[12] = s.longestHoldMs;
     writeSummary(v, WAIT_AT, PAIRS_AT, s.waitMs);
     writeSummary(v, HOLD_AT, PAIRS_AT + 2 * this.pairs, s.holdMs);
-    // The same id every time for one semaphore: keep the first string, not each packet's copy.
-    if (s.id !== this.id) this.id = s.id;
     this.global = s.global;
     this.held = true;
     this.built = null;

@@ -39,8 +39,11 @@ const sample: fc.Arbitrary<Sample> = fc.record(
 describe("LatestSample", () => {
   it("gives back exactly the last sample set, in schema order, after any sequence of samples", () => {
     fc.assert(
-      fc.property(fc.array(sample, { minLength: 1, maxLength: 6 }), (samples) => {
-        const latest = new LatestSample();
+      fc.property(fc.string({ maxLength: 12 }), fc.array(sample, { minLength: 1, maxLength: 6 }), (id, generated) => {
+        // One semaphore's samples: each carries its id (the property replaces it in place, so the
+        // schema order of the keys is kept).
+        const samples = generated.map((s) => ({ ...s, id }));
+        const latest = new LatestSample(id);
         for (const s of samples) {
           latest.set(s);
           const got = latest.get();
@@ -55,7 +58,7 @@ describe("LatestSample", () => {
   });
 
   it("holds nothing before the first sample and after clear()", () => {
-    const latest = new LatestSample();
+    const latest = new LatestSample(makeSample({}).id);
     expect(latest.present).toBe(false);
     expect(latest.get()).toBeNull();
     const s = makeSample({

@@ -86,14 +86,28 @@ export class ConvoyRule {
   private readonly window = new TrailingWindow(FIELDS);
   private readonly waitHists = new HistRing();
   private readonly holdHists = new HistRing();
-  /** Whether the window or its rings hold anything: false for most samples of most semaphores, read without touching them. */
-  private filling = false;
-
-  /** `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), in its tracker's state. */
+  /**
+   * `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), and
+   * `st[fillingAt]`: 1 while the window or its rings hold anything (see `filling`), both in its
+   * tracker's state.
+   */
   constructor(
     private readonly st: Float64Array,
     private readonly clearAt: number,
+    private readonly fillingAt: number,
   ) {}
+
+  /**
+   * Whether the window or its rings hold anything: false for most samples of most semaphores. In
+   * the tracker's state, where the tracker reads it too (convoyQuiet) without touching this rule.
+   */
+  private get filling(): boolean {
+    return this.st[this.fillingAt] !== 0;
+  }
+
+  private set filling(on: boolean) {
+    this.st[this.fillingAt] = on ? 1 : 0;
+  }
 
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: ConvoyThresholds): void {
     const key = sem.target.key;

@@ -12,6 +12,11 @@ export function starvationThresholdMs(s: Sample, th: StarvationThresholds): numb
   return Math.max(th.minWaitMs, th.holdP99Multiple * s.holdMs.p99);
 }
 
+/** The rule's condition. With no waiter nobody starves, whatever a user lowers the thresholds to. */
+export function starving(s: Sample, th: StarvationThresholds): boolean {
+  return s.waiters > 0 && s.oldestWaitMs >= starvationThresholdMs(s, th);
+}
+
 export class StarvationRule {
   /** `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), in its tracker's state. */
   constructor(
@@ -21,11 +26,10 @@ export class StarvationRule {
 
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: StarvationThresholds): void {
     const threshold = starvationThresholdMs(s, th);
-    // With no waiter nobody starves, whatever a user lowers the thresholds to.
-    const starving = s.waiters > 0 && s.oldestWaitMs >= threshold;
-    const cleared = feedRun(this.st, this.clearAt, at.t, at.intervalMs, !starving, at.maxGapMs);
+    const starves = starving(s, th);
+    const cleared = feedRun(this.st, this.clearAt, at.t, at.intervalMs, !starves, at.maxGapMs);
     const active = book.get("starvation", sem.target.key) !== undefined;
-    if (!active && starving) {
+    if (!active && starves) {
       const queue = sem.info.queue;
       let message = `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} (threshold ${fmtMs(threshold)}, hold p99 ${fmtMs(s.holdMs.p99)})`;
       if (queue === "lifo") message += "; the queue is LIFO, which passes old waiters over";
