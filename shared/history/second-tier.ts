@@ -116,8 +116,8 @@ export class SecondTier implements TierReader {
     v[o + 22] = h.p99;
     v[o + 23] = h.max;
     const hb = this.histBytes;
-    packSparse(w.hist, c.hists, 2 * p * hb, hb);
-    packSparse(h.hist, c.hists, (2 * p + 1) * hb, hb);
+    packSparse(w.hist, c.hists, this.histAt(p, "wait"), hb);
+    packSparse(h.hist, c.hists, this.histAt(p, "hold"), hb);
   }
 
   /** Reads the newest row's t and its last value and histogram byte, next to where append() writes (see HistoryStore.warm). */
@@ -126,7 +126,7 @@ export class SecondTier implements TierReader {
     if (n === 0) return 0;
     const p = this.ring.phys(n - 1);
     const c = this.ring.cols;
-    return c.t[p] + c.v[p * STRIDE + STRIDE - 1] + c.hists[(2 * p + 2) * this.histBytes - 1];
+    return c.t[p] + c.v[p * STRIDE + STRIDE - 1] + c.hists[this.histAt(p, "hold") + this.histBytes - 1];
   }
 
   /** t of the newest row; -Infinity while there is none. */
@@ -185,9 +185,13 @@ export class SecondTier implements TierReader {
     const c = this.ring.cols;
     const p = this.ring.phys(i);
     const o = p * STRIDE;
-    const hb = this.histBytes;
-    if (kind === "wait") acc.addPacked(c.hists, 2 * p * hb, hb, c.v[o + WAIT_COUNT], c.v[o + WAIT_MAX]);
-    else acc.addPacked(c.hists, (2 * p + 1) * hb, hb, c.v[o + HOLD_COUNT], c.v[o + HOLD_MAX]);
+    if (kind === "wait") acc.addPacked(c.hists, this.histAt(p, kind), this.histBytes, c.v[o + WAIT_COUNT], c.v[o + WAIT_MAX]);
+    else acc.addPacked(c.hists, this.histAt(p, kind), this.histBytes, c.v[o + HOLD_COUNT], c.v[o + HOLD_MAX]);
+  }
+
+  /** Where physical row p's packed histogram of `kind` starts in `hists`: the wait one, then the hold one. */
+  private histAt(p: number, kind: HistKind): number {
+    return (2 * p + (kind === "wait" ? 0 : 1)) * this.histBytes;
   }
 
   bytes(): number {
