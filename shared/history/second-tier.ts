@@ -185,8 +185,8 @@ export class SecondTier implements TierReader {
     const c = this.ring.cols;
     const p = this.ring.phys(i);
     const o = p * STRIDE;
-    if (kind === "wait") acc.addPacked(c.hists, this.histAt(p, kind), this.histBytes, c.v[o + WAIT_COUNT], c.v[o + WAIT_MAX]);
-    else acc.addPacked(c.hists, this.histAt(p, kind), this.histBytes, c.v[o + HOLD_COUNT], c.v[o + HOLD_MAX]);
+    const wait = kind === "wait";
+    acc.addPacked(c.hists, this.histAt(p, kind), this.histBytes, c.v[o + (wait ? WAIT_COUNT : HOLD_COUNT)], c.v[o + (wait ? WAIT_MAX : HOLD_MAX)]);
   }
 
   /** Where physical row p's packed histogram of `kind` starts in `hists`: the wait one, then the hold one. */

@@ -17,6 +17,15 @@ export function convoyHolds(s: Sample, th: ConvoyThresholds): boolean {
   return s.inUse >= s.cap && s.waiters >= th.minWaiters && s.waitMs.p99 >= th.waitToHoldRatio * s.holdMs.p50;
 }
 
+/**
+ * Feeds the run of samples that clear a convoy (`waiters = 0`), at `st[clearAt]`, one sample;
+ * returns its coverage. All a quiet sample does to the rule, so its tracker calls it directly
+ * (SemaphoreTracker.sample) where the rule itself has nothing else to do.
+ */
+export function feedConvoyClear(st: Float64Array, clearAt: number, s: Sample, at: SampleTime): number {
+  return feedRun(st, clearAt, at.t, at.intervalMs, s.waiters === 0, at.maxGapMs);
+}
+
 export interface ConvoyTrend {
   readonly waitersFirst: number;
   readonly waitersLast: number;
@@ -99,7 +108,8 @@ export class ConvoyRule {
 
   /**
    * Whether the window or its rings hold anything: false for most samples of most semaphores. In
-   * the tracker's state, where the tracker reads it too (convoyQuiet) without touching this rule.
+   * the tracker's state, where the tracker reads it too (SemaphoreTracker.sample) without touching
+   * this rule.
    */
   private get filling(): boolean {
     return this.st[this.fillingAt] !== 0;
@@ -113,7 +123,7 @@ export class ConvoyRule {
     const key = sem.target.key;
     if (convoyHolds(s, th)) this.add(s, at, th.windowMs);
     else this.clearWindow();
-    const cleared = feedRun(this.st, this.clearAt, at.t, at.intervalMs, s.waiters === 0, at.maxGapMs);
+    const cleared = feedConvoyClear(this.st, this.clearAt, s, at);
 
     const active = book.get("convoy", key);
     if (active === undefined) {

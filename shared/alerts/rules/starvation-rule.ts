@@ -17,6 +17,15 @@ export function starving(s: Sample, th: StarvationThresholds): boolean {
   return s.waiters > 0 && s.oldestWaitMs >= starvationThresholdMs(s, th);
 }
 
+/**
+ * Feeds the run of samples that clear starvation (nobody starving), at `st[clearAt]`, one sample;
+ * returns its coverage. All a sample with nobody starving does to the rule while no alert is
+ * active, so its tracker calls it directly then (SemaphoreTracker.sample).
+ */
+export function feedStarvationClear(st: Float64Array, clearAt: number, starves: boolean, at: SampleTime): number {
+  return feedRun(st, clearAt, at.t, at.intervalMs, !starves, at.maxGapMs);
+}
+
 export class StarvationRule {
   /** `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), in its tracker's state. */
   constructor(
@@ -27,7 +36,7 @@ export class StarvationRule {
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: StarvationThresholds): void {
     const threshold = starvationThresholdMs(s, th);
     const starves = starving(s, th);
-    const cleared = feedRun(this.st, this.clearAt, at.t, at.intervalMs, !starves, at.maxGapMs);
+    const cleared = feedStarvationClear(this.st, this.clearAt, starves, at);
     const active = book.get("starvation", sem.target.key) !== undefined;
     if (!active && starves) {
       const queue = sem.info.queue;
