@@ -19,4 +19,15 @@
 // ms. Held at 64 MB, no run did: ack p99 17-24 ms (docs/benchmarks.md, 2026-12-01). The cost:
 // the young generation is that size from the start, so a lightly loaded process touches all of it
 // too (a node process allocating a little garbage for 20 s: 51 MB resident, 160 MB held at 64).
-export const HUB_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=64", "--min-semi-space-size=64"];
+//
+// Why a fixed heap growing factor of 2: V8 picks the factor from how fast the old generation
+// grows against how fast it can be marked, and the hub's grows slowly (its state is allocated
+// once per semaphore), so after any mark-compact under load the factor drops to its 1.1 floor.
+// The limit then leaves ~10 % of the live heap plus the new space's capacity, which V8 already
+// counts as too little: it starts marking again at the next scavenge, for good. The first such
+// mark-compact comes when the 1 s rings first grow (64-80 s into a run, external memory
+// pressure); from then on bench:hub's hub marked its ~95 MB heap every 2-3 s, 13 mark-compacts
+// in a 40 s window 85 s in, and 17.8 µs a sample against 14.7 with the factor fixed at 2 (one
+// mark-compact); 12 minutes in, 25.6 µs (docs/benchmarks.md, 2026-12-01 evening). The cost: up
+// to the live heap again in garbage before a mark-compact (~100 MB at 10,000 semaphores).
+export const HUB_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=64", "--min-semi-space-size=64", "--heap-growing-percent=100"];
