@@ -1,8 +1,16 @@
 // The storage of one history tier: a fixed set of typed-array columns that share one ring index
 // (CONVENTIONS.md, "Columnar data, one canvas"). Rows are appended at the head; once `maxPoints`
-// rows are held, each append overwrites the oldest. Storage starts small and doubles up to
-// `maxPoints`, so a young or short-lived semaphore costs little; growth happens only before the
-// first wrap, when the ring is a plain prefix, so it is one `set()` per column and amortized O(1).
+// rows are held, each append overwrites the oldest.
+//
+// Storage comes in chunks of rows from a RowPool that many rings share, and a ring takes one more
+// chunk each time it fills the ones it has, until it holds maxPoints rows: a young or short-lived
+// semaphore costs little, and nothing is ever copied or thrown away as a ring grows. (Rings that
+// doubled into a new buffer each time did both, and V8 counts every new ArrayBuffer as external
+// memory and starts a mark-compact of the whole heap for each 64 MB of it: to hold 1.2 GB, a hub
+// whose 10,000 rings grew together allocated ~2.7 GB and copied ~1.3 GB over its first 11 minutes,
+// and marked its heap every 5-8 s while they grew.)
+// A pool allocates its chunks a slab (~1 MiB) at a time, and its columns are views over each slab,
+// so a ring holds no buffer or view of its own, only which chunks are its.
 
 export type Column = Float64Array | Float32Array | Uint16Array | Uint8Array;
 export type ColumnType =
@@ -19,8 +27,6 @@ export type TimedSchema = ColumnSchema & { readonly t: readonly [Float64ArrayCon
 
 export type Columns<S extends ColumnSchema> = { -readonly [K in keyof S]: InstanceType<S[K][0]> };
 
-const INITIAL_POINTS = 64;
-
 /** Bytes one row of `schema` takes. */
 export function rowBytes(schema: ColumnSchema): number {
   let n = 0;
@@ -31,14 +37,18 @@ export function rowBytes(schema: ColumnSchema): number {
   return n;
 }
 
+/**
+ * Rows per chunk for a ring of `maxPoints` rows: about `target`, and dividing maxPoints into equal
+ * chunks (900 into 15 of 60) so a full ring wastes at most a few rows.
+ */
+export function chunkRowsFor(maxPoints: number, target: number): number {
+  const chunks = Math.ceil(maxPoints / Math.max(1, target));
+  return Math.ceil(maxPoints / chunks);
+}
+
 type ViewType = new (buffer: ArrayBuffer, byteOffset: number, length: number) => Column;
 
-/**
- * Every column of `schema` for `rows` rows, as views into one ArrayBuffer (each column starts on
- * an 8-byte boundary). One backing store per ring rather than one per column: a hub holding
- * 10,000 histories then has tens of thousands of buffers for the garbage collector to track,
- * not over half a million, and a ring's growth is one allocation.
- */
+/** Every column of `schema` for `rows` rows, as views into one ArrayBuffer (each column 8-byte aligned). */
 function allocateColumns(schema: ColumnSchema, rows: number): Record<string, Column> {
   let size = 0;
   for (const key in schema) {
@@ -56,36 +66,104 @@ function allocateColumns(schema: ColumnSchema, rows: number): Record<string, Col
   return cols;
 }
 
+/** A slab's share of memory: a pool's slab holds as many chunks as fit in it (at least one). */
+const SLAB_BYTES = 1 << 20;
+
+/**
+ * Chunks of `chunkRows` rows of `schema`, handed out to rings and taken back (a history dropped).
+ * A chunk is a run of rows in one slab's columns; a chunk given back is handed out again before
+ * a new slab is allocated.
+ */
+export class RowPool<S extends TimedSchema> {
+  readonly rowBytes: number;
+  readonly chunksPerSlab: number;
+  private readonly slabs: Columns<S>[] = [];
+  private readonly free: number[] = [];
+  /** Chunks ever carved out of slabs (ids 0..carved-1). */
+  private carved = 0;
+
+  constructor(
+    readonly schema: S,
+    readonly chunkRows: number,
+    slabBytes = SLAB_BYTES,
+  ) {
+    if (!Number.isInteger(chunkRows) || chunkRows < 1) throw new RangeError(`chunkRows must be an integer ≥ 1, got ${chunkRows}`);
+    this.rowBytes = rowBytes(schema);
+    this.chunksPerSlab = Math.max(1, Math.floor(slabBytes / (chunkRows * this.rowBytes)));
+  }
+
+  /** A chunk's id; its rows start at base(id) in columns(id). */
+  take(): number {
+    const id = this.free.pop();
+    if (id !== undefined) return id;
+    if (this.carved === this.slabs.length * this.chunksPerSlab) {
+      this.slabs.push(allocateColumns(this.schema, this.chunksPerSlab * this.chunkRows) as Columns<S>);
+    }
+    return this.carved++;
+  }
+
+  /** Takes a chunk back. Its rows keep their values until handed out again (every row is written before it is read). */
+  give(id: number): void {
+    this.free.push(id);
+  }
+
+  columns(id: number): Columns<S> {
+    return this.slabs[Math.floor(id / this.chunksPerSlab)];
+  }
+
+  base(id: number): number {
+    return (id % this.chunksPerSlab) * this.chunkRows;
+  }
+
+  /** Bytes of the slabs allocated, whether their chunks are held or free. */
+  bytes(): number {
+    return this.slabs.length * this.chunksPerSlab * this.chunkRows * this.rowBytes;
+  }
+
+  /** Chunks held by rings now. */
+  get held(): number {
+    return this.carved - this.free.length;
+  }
+}
+
 export class ColumnRing<S extends TimedSchema> {
-  /** The columns. Growth replaces the arrays: read `cols` again after an `append()`. */
-  cols: Columns<S>;
-  private allocated: number;
+  /**
+   * The columns holding the row last located (by append() or locate()): read it right after
+   * each, since rows of one ring live in several slabs.
+   */
+  at: Columns<S>;
+  readonly chunkRows: number;
+  /** Per chunk held, in ring order: its slab's columns and its first row there. */
+  private readonly chunkCols: Columns<S>[] = [];
+  private readonly chunkBase: number[] = [];
+  private readonly chunkIds: number[] = [];
+  private allocated = 0;
   private start = 0;
   private count = 0;
   private overwrote = false;
+  /** How many rows before it is needed the next chunk is taken (see the constructor). */
+  private readonly lead: number;
 
   /**
-   * `spread` (0 ≤ spread < 1): how much larger than `initialPoints` this ring starts, as a fraction
-   * of a quarter of it (0: exactly initialPoints). It grows when full, by doubling, so every growth
-   * comes that much later. Rings that started together (a hub's semaphores, all first sampled
-   * within seconds) would otherwise all double in the same second: at 10,000 semaphores that
-   * second allocated and copied ~330 MB and stalled the hub for 1.4 s. Given spread values spread
-   * over [0, 1), their growth spreads over a quarter of the rows held, 16 s and more at 1 s
-   * samples. Later rather than earlier: growth is never pulled into a semaphore's first minute.
+   * `spread` (0 ≤ spread < 1): how early, as a fraction of a chunk, this ring takes its next chunk.
+   * Rings that started together (a hub's semaphores, all first sampled within seconds) would
+   * otherwise all take a chunk in the same second, every chunk's worth of samples: at 10,000
+   * semaphores ~78 MB allocated and zeroed at once. Given spread values spread over [0, 1), those
+   * allocations spread over a chunk's worth of samples (a minute at 1 s samples).
    */
   constructor(
-    private readonly schema: S,
+    private readonly pool: RowPool<S>,
     readonly maxPoints: number,
-    initialPoints = INITIAL_POINTS,
     spread = 0,
   ) {
     if (!Number.isInteger(maxPoints) || maxPoints < 1) {
       throw new RangeError(`maxPoints must be an integer ≥ 1, got ${maxPoints}`);
     }
     if (!(spread >= 0 && spread < 1)) throw new RangeError(`spread must be in [0, 1), got ${String(spread)}`);
-    const initial = Math.max(1, initialPoints);
-    this.allocated = Math.min(maxPoints, initial + Math.floor((spread * initial) / 4));
-    this.cols = allocateColumns(schema, this.allocated) as Columns<S>;
+    this.chunkRows = pool.chunkRows;
+    this.lead = Math.floor(spread * this.chunkRows);
+    this.takeChunk();
+    this.at = this.chunkCols[0];
   }
 
   /** Rows held (≤ maxPoints). */
@@ -98,60 +176,73 @@ export class ColumnRing<S extends TimedSchema> {
     return this.overwrote;
   }
 
-  /** Physical row of logical row i (0 = oldest held). */
-  phys(i: number): number {
-    const p = this.start + i;
-    return p >= this.allocated ? p - this.allocated : p;
+  /** Row of logical row i (0 = oldest held) in `at`, which this sets. */
+  locate(i: number): number {
+    let p = this.start + i;
+    if (p >= this.allocated) p -= this.allocated;
+    const k = Math.floor(p / this.chunkRows);
+    this.at = this.chunkCols[k];
+    return this.chunkBase[k] + p - k * this.chunkRows;
   }
 
-  /** Reserves the slot for a new newest row and returns its physical index; the caller fills every column. */
+  /** Reserves the slot for a new newest row and returns it (in `at`, which this sets); the caller fills every column. */
   append(): number {
-    if (this.count < this.allocated) return this.phys(this.count++);
-    if (this.allocated < this.maxPoints) {
-      this.grow();
-      return this.count++;
+    if (this.count < this.allocated) {
+      const row = this.locate(this.count++);
+      if (this.count + this.lead >= this.allocated && this.allocated < this.maxPoints) this.takeChunk();
+      return row;
     }
-    const p = this.start;
-    this.start = p + 1 === this.allocated ? 0 : p + 1;
+    if (this.allocated === 0) throw new Error("append() on a released ring");
+    const row = this.locate(0);
+    this.start = this.start + 1 === this.allocated ? 0 : this.start + 1;
     this.overwrote = true;
-    return p;
+    return row;
   }
 
   /** Time of logical row i. */
   timeAt(i: number): number {
-    return this.cols.t[this.phys(i)];
+    const row = this.locate(i);
+    return this.at.t[row];
   }
 
   /** First logical row with t ≥ x (`strict`: t > x); `length` if none. Rows are ascending in t. */
   search(x: number, strict: boolean): number {
-    const t = this.cols.t;
     let lo = 0;
     let hi = this.count;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const v = t[this.phys(mid)];
+      const v = this.timeAt(mid);
       if (strict ? v <= x : v < x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** Bytes of typed-array storage currently allocated (the columns; alignment adds at most 7 B each). */
+  /** Bytes of the chunks this ring holds. */
   bytes(): number {
-    let n = 0;
-    for (const key in this.cols) n += this.cols[key].byteLength;
-    return n;
+    return this.chunkIds.length * this.chunkRows * this.pool.rowBytes;
   }
 
-  private grow(): void {
-    // Only reached while the ring has never wrapped (start = 0, rows 0..count-1 in place).
-    const next = Math.min(this.maxPoints, this.allocated * 2);
-    const cols = this.cols as Record<string, Column>;
-    const bigger = allocateColumns(this.schema, next);
-    for (const key in this.schema) {
-      bigger[key].set(cols[key]);
-      cols[key] = bigger[key];
-    }
-    this.allocated = next;
+  /**
+   * Gives every chunk back to the pool and holds nothing from then on: a reference kept to the
+   * ring reads no rows (not another ring's), and appending to it throws.
+   */
+  release(): void {
+    for (const id of this.chunkIds) this.pool.give(id);
+    this.chunkIds.length = 0;
+    this.chunkCols.length = 0;
+    this.chunkBase.length = 0;
+    this.allocated = 0;
+    this.count = 0;
+    this.start = 0;
+  }
+
+  private takeChunk(): void {
+    // Only while the ring has never wrapped (start = 0): the new chunk's rows follow the last held.
+    const id = this.pool.take();
+    this.chunkIds.push(id);
+    this.chunkCols.push(this.pool.columns(id));
+    this.chunkBase.push(this.pool.base(id));
+    this.allocated = Math.min(this.maxPoints, this.allocated + this.chunkRows);
   }
 }

@@ -13,23 +13,26 @@
 //   total 305 416 B = 298 KiB per semaphore; 1000 semaphores ≈ 291 MiB when all are full.
 //
 // Per semaphore-hour: 60 minute rows × 128 B = 7.5 KiB of 1m history. The 1s tier is a fixed
-// 15-minute window (7.6 KiB per minute of 1 s samples, 114 KiB at most). Rings grow by doubling up to
-// these sizes, each starting up to a quarter larger by an amount its key decides so that a fleet's
-// rings do not all double in the same second (ColumnRing `spread`): a semaphore that has reported
-// for 5 minutes holds 45–82 KiB (71 KiB without the spread; 14–17 KiB at first).
-// Not counted: JS object and typed-array headers (about 60 arrays, engine-dependent, a few KiB).
+// 15-minute window (7.6 KiB per minute of 1 s samples, 114 KiB at most). Rings take their rows a
+// chunk at a time up to these sizes (ColumnRing: 60 rows in the 1s tier, 16 in the 1m tier), each
+// up to a chunk early by an amount its key decides so that a fleet's rings do not all take one in
+// the same second (ColumnRing `spread`): a semaphore holds 14–21 KiB at first, and 52–54 KiB once
+// it has reported for 5 minutes.
+// Not counted: JS objects (the chunk lists, the open minute's arrays; engine-dependent, a few KiB),
+// nor a pool's chunks not handed out (HistoryStore.allocatedBytes: at most a slab, ~1 MiB, per
+// tier, plus those of histories dropped, which the next histories take first).
 //
 // The packed histogram sizes are the knob (packed-hist.ts): 13 B holds up to 6 buckets exactly or a
 // 10-point sketch, 17 B up to 8 buckets or a 14-point sketch. Every closed minute's own p50/p90/p99
 // are exact whatever the size (taken from the full merged histogram before packing); the packed
 // form only serves merges: ranges, fleets.
 
-import { rowBytes } from "./column-ring.js";
+import { chunkRowsFor, rowBytes } from "./column-ring.js";
 import type { Tier } from "./columnar-window.js";
 import { HistAccumulator } from "./hist-accumulator.js";
-import { minuteSchema } from "./minute-tier.js";
+import { MINUTE_CHUNK_ROWS, minuteSchema } from "./minute-tier.js";
 import { MAX_HIST_BYTES, MIN_HIST_BYTES } from "./packed-hist.js";
-import { secondSchema } from "./second-tier.js";
+import { SECOND_CHUNK_ROWS, secondSchema } from "./second-tier.js";
 
 export interface SemaphoreHistoryOptions {
   /** Rows in the 1s tier: 900 (15 min at the default 1 s interval). */
@@ -66,12 +69,18 @@ export function resolveHistoryOptions(opts: SemaphoreHistoryOptions = {}): Reado
   });
 }
 
+/** Rows a full ring holds storage for: maxPoints, rounded up to whole chunks. */
+function fullRows(maxPoints: number, target: number): number {
+  const chunk = chunkRowsFor(maxPoints, target);
+  return Math.ceil(maxPoints / chunk) * chunk;
+}
+
 /** Bytes bytes() reports once both tiers are full. */
 export function historyFullBytes(opts: SemaphoreHistoryOptions = {}): number {
   const o = resolveHistoryOptions(opts);
   return (
-    o.secondPoints * rowBytes(secondSchema(o.secondHistBytes)) +
-    o.minutePoints * rowBytes(minuteSchema(o.minuteHistBytes)) +
+    fullRows(o.secondPoints, SECOND_CHUNK_ROWS) * rowBytes(secondSchema(o.secondHistBytes)) +
+    fullRows(o.minutePoints, MINUTE_CHUNK_ROWS) * rowBytes(minuteSchema(o.minuteHistBytes)) +
     2 * HistAccumulator.BYTES
   );
 }

@@ -11,8 +11,8 @@
 import type { Sample, Summary } from "../protocol/types.js";
 import type { HistKind, Tier } from "./columnar-window.js";
 import { fleetSummary, fleetWindow, type FleetWindow } from "./fleet-window.js";
-import { historyFullBytes, type SemaphoreHistoryOptions } from "./history-options.js";
-import { SemaphoreHistory } from "./semaphore-history.js";
+import { historyFullBytes, resolveHistoryOptions, type SemaphoreHistoryOptions } from "./history-options.js";
+import { historyPools, SemaphoreHistory, type HistoryPools } from "./semaphore-history.js";
 
 export interface HistoryStoreOptions {
   /** Histories held at most (default 10,000). */
@@ -77,6 +77,8 @@ export class HistoryStore {
   readonly maxBytes: number;
   readonly minIdleMs: number;
   private readonly historyOptions: SemaphoreHistoryOptions | undefined;
+  /** Every history's rows come from these, and go back to them when it is dropped. */
+  private readonly pools: HistoryPools;
   private readonly now: () => number;
   private readonly byKey = new Map<string, HistoryEntry>();
   private stamps = 0;
@@ -105,6 +107,7 @@ export class HistoryStore {
     this.minIdleMs = idle;
     this.now = opts.now ?? Date.now;
     this.historyOptions = opts.history;
+    this.pools = historyPools(resolveHistoryOptions(opts.history));
   }
 
   /**
@@ -126,7 +129,7 @@ export class HistoryStore {
       this.candidates[this.nextCandidate++] = undefined;
       this.evictedCount++;
     }
-    const history = new SemaphoreHistory(this.historyOptions, growthSpread(key));
+    const history = new SemaphoreHistory(this.historyOptions, growthSpread(key), this.pools);
     this.byKey.set(key, new HistoryEntry(key, history, now, ++this.stamps));
     return history.push(sample, t, intervalMs);
   }
@@ -191,10 +194,16 @@ export class HistoryStore {
     return this.refusedCount;
   }
 
+  /** Typed-array bytes the histories hold (their chunks). */
   bytes(): number {
     let n = 0;
     for (const entry of this.byKey.values()) n += entry.history!.bytes();
     return n;
+  }
+
+  /** Typed-array bytes allocated for histories: what they hold, chunks given back, and each pool's last slab's unused part. */
+  allocatedBytes(): number {
+    return this.pools.second.bytes() + this.pools.minute.bytes();
   }
 
   /** The replicas named by `keys` as one series (fleet-window.ts); unknown keys are skipped. */
@@ -241,6 +250,8 @@ export class HistoryStore {
   private remove(entry: HistoryEntry): void {
     this.byKey.delete(entry.key);
     entry.alive = false;
+    // Its rows go back to the pools for the next history; a reference to it kept elsewhere reads none.
+    entry.history?.release();
     entry.history = null;
   }
 }

@@ -14,7 +14,7 @@
 
 import { BUCKETS } from "../histogram.js";
 import type { Sample } from "../protocol/types.js";
-import { ColumnRing } from "./column-ring.js";
+import { ColumnRing, type RowPool } from "./column-ring.js";
 import {
   COUNTERS,
   addCounters,
@@ -68,7 +68,10 @@ export function minuteSchema(histBytes: number) {
   } as const;
 }
 
-type MinuteSchema = ReturnType<typeof minuteSchema>;
+export type MinuteSchema = ReturnType<typeof minuteSchema>;
+
+/** Rows per chunk the 1 m tier aims at (16 minutes; 1,440 rows come in 90 chunks of 16). */
+export const MINUTE_CHUNK_ROWS = 16;
 
 // -1 (empty: the row's empty histogram says so) and BUCKETS (rank out of reach through rounding:
 // read as max, which the last bucket's value is capped to anyway) must fit a Uint8.
@@ -181,12 +184,14 @@ export class MinuteTier implements TierReader {
   private readonly ring: ColumnRing<MinuteSchema>;
   private readonly open = new OpenMinute();
 
+  /** `pool`: chunks of minuteSchema(histBytes) rows. */
   constructor(
+    pool: RowPool<MinuteSchema>,
     maxPoints: number,
     private readonly histBytes: number,
     spread = 0,
   ) {
-    this.ring = new ColumnRing(minuteSchema(histBytes), maxPoints, 16, spread);
+    this.ring = new ColumnRing(pool, maxPoints, spread);
   }
 
   /** Closed minutes held, plus the open one. */
@@ -226,8 +231,8 @@ export class MinuteTier implements TierReader {
 
   private writeRow(i: number, win: MutableWindow<ColumnarWindow>, j: number): void {
     if (i === this.ring.length) return this.writeOpenRow(win, j);
-    const c = this.ring.cols;
-    const p = this.ring.phys(i);
+    const p = this.ring.locate(i);
+    const c = this.ring.at;
     const v = c.v;
     const o = p * STRIDE;
     win.t[j] = c.t[p];
@@ -266,8 +271,8 @@ export class MinuteTier implements TierReader {
       acc.addCounts(o.v, o.histMass(kind), o.histCount(kind), o.histMax(kind), o.countsAt(kind));
       return;
     }
-    const c = this.ring.cols;
-    const p = this.ring.phys(i);
+    const p = this.ring.locate(i);
+    const c = this.ring.at;
     const o = p * STRIDE;
     if (kind === "wait") acc.addPacked(c.waitHist, p * this.histBytes, this.histBytes, c.v[o + AT.waitCount], c.v[o + AT.waitMax]);
     else acc.addPacked(c.holdHist, p * this.histBytes, this.histBytes, c.v[o + AT.holdCount], c.v[o + AT.holdMax]);
@@ -277,10 +282,15 @@ export class MinuteTier implements TierReader {
     return this.ring.bytes() + 2 * HistAccumulator.BYTES;
   }
 
+  /** Gives the tier's storage back to its pool (see ColumnRing.release). */
+  release(): void {
+    this.ring.release();
+  }
+
   private close(): void {
     const o = this.open.v;
     const p = this.ring.append();
-    const c = this.ring.cols;
+    const c = this.ring.at;
     c.t[p] = o[START];
     const v = c.v;
     const r = p * STRIDE;

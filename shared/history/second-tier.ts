@@ -6,7 +6,7 @@
 // Percentiles are the agent's own figures; the packed histograms are kept for merges (ranges, fleets).
 
 import type { Sample } from "../protocol/types.js";
-import { ColumnRing } from "./column-ring.js";
+import { ColumnRing, type RowPool } from "./column-ring.js";
 import {
   COUNTERS,
   GAUGES,
@@ -64,18 +64,23 @@ export function secondSchema(histBytes: number) {
   } as const;
 }
 
-type SecondSchema = ReturnType<typeof secondSchema>;
+export type SecondSchema = ReturnType<typeof secondSchema>;
+
+/** Rows per chunk the 1 s tier aims at (a minute at 1 s samples; 900 rows come in 15 chunks of 60). */
+export const SECOND_CHUNK_ROWS = 64;
 
 export class SecondTier implements TierReader {
   readonly tier = "1s";
   private readonly ring: ColumnRing<SecondSchema>;
 
+  /** `pool`: chunks of secondSchema(histBytes) rows. */
   constructor(
+    pool: RowPool<SecondSchema>,
     maxPoints: number,
     private readonly histBytes: number,
     spread = 0,
   ) {
-    this.ring = new ColumnRing(secondSchema(histBytes), maxPoints, undefined, spread);
+    this.ring = new ColumnRing(pool, maxPoints, spread);
   }
 
   get length(): number {
@@ -84,7 +89,7 @@ export class SecondTier implements TierReader {
 
   append(s: Sample, t: number, intervalMs: number): void {
     const p = this.ring.append();
-    const c = this.ring.cols;
+    const c = this.ring.at;
     c.t[p] = t;
     const v = c.v;
     const o = p * STRIDE;
@@ -124,8 +129,8 @@ export class SecondTier implements TierReader {
   warm(): number {
     const n = this.ring.length;
     if (n === 0) return 0;
-    const p = this.ring.phys(n - 1);
-    const c = this.ring.cols;
+    const p = this.ring.locate(n - 1);
+    const c = this.ring.at;
     return c.t[p] + c.v[p * STRIDE + STRIDE - 1] + c.hists[this.histAt(p, "hold") + this.histBytes - 1];
   }
 
@@ -149,16 +154,14 @@ export class SecondTier implements TierReader {
   }
 
   writeRows(lo: number, n: number, win: MutableWindow<ColumnarWindow>): void {
-    const c = this.ring.cols;
-    const t = c.t;
-    const v = c.v;
     // Every column the loop writes, found once: by name inside it, the gauges' and rates' were a
     // keyed lookup each per row, and the read cost ~75 ns a row.
     const gauges = GAUGES.map((g) => win[g]);
     const rates = RATE_OF.map((r) => win[r]);
     const { t: wt, intervalMs: wInterval, inUseMax, waitersMax, waitCount, waitP50, waitP90, waitP99, waitMax, holdCount, holdP50, holdP90, holdP99, holdMax } = win;
     for (let j = 0; j < n; j++) {
-      const p = this.ring.phys(lo + j);
+      const p = this.ring.locate(lo + j);
+      const { t, v } = this.ring.at;
       const o = p * STRIDE;
       wt[j] = t[p];
       const intervalMs = v[o + AT.intervalMs];
@@ -182,8 +185,8 @@ export class SecondTier implements TierReader {
   }
 
   addHist(i: number, kind: HistKind, acc: HistAccumulator): void {
-    const c = this.ring.cols;
-    const p = this.ring.phys(i);
+    const p = this.ring.locate(i);
+    const c = this.ring.at;
     const o = p * STRIDE;
     const wait = kind === "wait";
     acc.addPacked(c.hists, this.histAt(p, kind), this.histBytes, c.v[o + (wait ? WAIT_COUNT : HOLD_COUNT)], c.v[o + (wait ? WAIT_MAX : HOLD_MAX)]);
@@ -196,5 +199,10 @@ export class SecondTier implements TierReader {
 
   bytes(): number {
     return this.ring.bytes();
+  }
+
+  /** Gives the tier's storage back to its pool (see ColumnRing.release). */
+  release(): void {
+    this.ring.release();
   }
 }

@@ -12,29 +12,54 @@
 import type { Sample, Summary } from "../protocol/types.js";
 import { readWindow, type ColumnarWindow, type HistKind, type Tier, type TierReader } from "./columnar-window.js";
 import { HistAccumulator } from "./hist-accumulator.js";
+import { chunkRowsFor, RowPool } from "./column-ring.js";
 import { resolveHistoryOptions, type SemaphoreHistoryOptions } from "./history-options.js";
-import { MinuteTier } from "./minute-tier.js";
-import { SecondTier } from "./second-tier.js";
+import { MINUTE_CHUNK_ROWS, MinuteTier, minuteSchema, type MinuteSchema } from "./minute-tier.js";
+import { SECOND_CHUNK_ROWS, SecondTier, secondSchema, type SecondSchema } from "./second-tier.js";
+
+/** Where histories of one shape take their rows from: HistoryStore shares one pair among all its histories. */
+export interface HistoryPools {
+  readonly second: RowPool<SecondSchema>;
+  readonly minute: RowPool<MinuteSchema>;
+}
+
+/**
+ * Pools for histories of `opts`' shape. `slabBytes`: how much each pool allocates at a time (a
+ * store's share ~1 MiB slabs; a history on its own allocates a chunk at a time).
+ */
+export function historyPools(opts: Readonly<Required<SemaphoreHistoryOptions>>, slabBytes?: number): HistoryPools {
+  return {
+    second: new RowPool(secondSchema(opts.secondHistBytes), chunkRowsFor(opts.secondPoints, SECOND_CHUNK_ROWS), slabBytes),
+    minute: new RowPool(minuteSchema(opts.minuteHistBytes), chunkRowsFor(opts.minutePoints, MINUTE_CHUNK_ROWS), slabBytes),
+  };
+}
 
 export class SemaphoreHistory {
   readonly options: Readonly<Required<SemaphoreHistoryOptions>>;
   private readonly second: SecondTier;
   private readonly minute: MinuteTier;
   private ignoredCount = 0;
+  private released = false;
 
-  /** `growthSpread`: see ColumnRing's `spread` (HistoryStore derives one from the key). */
-  constructor(opts?: SemaphoreHistoryOptions, growthSpread = 0) {
+  /**
+   * `growthSpread`: see ColumnRing's `spread` (HistoryStore derives one from the key). `pools`:
+   * where its rows come from, made for the same options (without: its own, a chunk at a time).
+   */
+  constructor(opts?: SemaphoreHistoryOptions, growthSpread = 0, pools?: HistoryPools) {
     this.options = resolveHistoryOptions(opts);
-    this.second = new SecondTier(this.options.secondPoints, this.options.secondHistBytes, growthSpread);
-    this.minute = new MinuteTier(this.options.minutePoints, this.options.minuteHistBytes, growthSpread);
+    const p = pools ?? historyPools(this.options, 0);
+    this.second = new SecondTier(p.second, this.options.secondPoints, this.options.secondHistBytes, growthSpread);
+    this.minute = new MinuteTier(p.minute, this.options.minutePoints, this.options.minuteHistBytes, growthSpread);
   }
 
   /**
    * Records one sample taken at `t` (epoch ms, the end of its interval) over `intervalMs`.
-   * Returns false, and stores nothing, when t is not after the last accepted sample's.
-   * O(1): a minute's roll-up is done once, by the first sample of the next minute.
+   * Returns false, and stores nothing, when t is not after the last accepted sample's, or once
+   * the history is released. O(1): a minute's roll-up is done once, by the first sample of the
+   * next minute.
    */
   push(sample: Sample, t: number, intervalMs: number): boolean {
+    if (this.released) return false;
     if (!Number.isFinite(t)) throw new RangeError(`t must be a finite epoch ms, got ${String(t)}`);
     if (!(intervalMs > 0) || !Number.isFinite(intervalMs)) {
       throw new RangeError(`intervalMs must be finite and > 0, got ${String(intervalMs)}`);
@@ -100,6 +125,17 @@ export class SemaphoreHistory {
   /** Samples ignored as late or duplicate. */
   get ignored(): number {
     return this.ignoredCount;
+  }
+
+  /**
+   * Gives its storage back to its pools (HistoryStore, dropping it): from then on it holds no
+   * rows, and push() stores nothing.
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.second.release();
+    this.minute.release();
   }
 
   /** Typed-array bytes held; HISTORY_FULL_BYTES (305 416 with the defaults) once both tiers are full. */

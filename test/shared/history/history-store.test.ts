@@ -272,13 +272,34 @@ describe("HistoryStore growth", () => {
       }
       mostAtOnce = Math.max(mostAtOnce, grew);
     }
-    // Growing only when full, all 500 would grow in the same second (64, 128, 256 samples).
+    // Taking a chunk only when full, all 500 would take one in the same second (every 60 samples).
     expect(mostAtOnce).toBeLessThanOrEqual(n / 8);
-    // The stated figures hold: at most 82 KiB after 5 minutes, exactly the full figure once full.
-    for (const k of keys) expect(store.get(k)?.bytes()).toBeLessThanOrEqual(82 * 1024);
+    // The stated figures hold: at most 54 KiB after 5 minutes, exactly the full figure once full.
+    for (const k of keys) expect(store.get(k)?.bytes()).toBeLessThanOrEqual(54 * 1024);
     const one = keys[0];
     for (let m = 6; m <= 1450; m++) store.push(one, sample(), T0 + m * MIN, SEC);
     expect(store.get(one)?.bytes()).toBe(HISTORY_FULL_BYTES);
+  });
+
+  it("gives a dropped history's rows to the next: keys churning at the bound allocate nothing more, and a dropped history read later holds no rows", () => {
+    const store = new HistoryStore({ maxSemaphores: 20, minIdleMs: 0 });
+    const fill = (prefix: string, seconds: number) => {
+      for (let s = 1; s <= seconds; s++) for (let i = 0; i < 20; i++) store.push(`${prefix}/${i}`, sample(), T0 + s * SEC, SEC);
+    };
+    fill("first", 200);
+    const allocated = store.allocatedBytes();
+    const kept = store.get("first/0");
+    expect(kept?.latestT()).toBe(T0 + 200 * SEC);
+    // Three more generations of 20 keys, each evicting the last.
+    for (const gen of ["second", "third", "fourth"]) fill(gen, 200);
+    expect(store.evicted).toBe(60);
+    expect(store.allocatedBytes()).toBe(allocated);
+    expect(store.bytes()).toBeLessThanOrEqual(allocated);
+    // The evicted history's rows now belong to another: it reads none of them, and stores nothing.
+    expect(kept?.latestT()).toBeNull();
+    expect(kept?.window("1s", T0, T0 + 1000 * SEC).length).toBe(0);
+    expect(kept?.push(sample(), T0 + 1000 * SEC, SEC)).toBe(false);
+    expect(store.get("fourth/0")?.window("1s", T0, T0 + 200 * SEC).length).toBe(200);
   });
 
   it("grows a replay's histories at the same samples as the live hub's (the spread comes from the key)", () => {
