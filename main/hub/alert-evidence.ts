@@ -17,8 +17,14 @@ export const DIAGNOSED_RULES: ReadonlySet<AlertRule> = new Set(["convoy", "starv
 export const FLIGHT_RULES: ReadonlySet<AlertRule> = new Set(["leak", "convoy", "starvation", "timeouts", "double_release", "order_inversion"]);
 /** History read for a diagnosis, before the moment it is made. */
 export const DIAGNOSIS_HISTORY_MS = 180_000;
-/** An active alert's diagnosis is recomputed at most this often (sample time). */
+/** An active alert's diagnosis is recomputed at most this often (sample time) in its first minute... */
 export const DIAGNOSIS_REFRESH_MS = 5_000;
+/**
+ * ...and then less often as it lasts, down to this (see diagnosisRefreshMs). A long incident's
+ * verdict seldom turns, and each refresh reads 3 minutes of 1 s history: a hub with thousands of
+ * convoys (a wide incident) spent ~1 µs of every sample it stored refreshing them every 5 s.
+ */
+export const DIAGNOSIS_REFRESH_MAX_MS = 30_000;
 /**
  * A recomputed diagnosis with the same verdict is re-sent at most this often: each update sends
  * the whole alert (its ring included) to every dashboard.
@@ -30,8 +36,18 @@ export const DIAGNOSIS_RESEND_MS = 30_000;
  */
 export const MAX_FULL_RINGS = 16;
 
+/**
+ * How long after its last diagnosis an alert raised `ageMs` ago (sample time) gets the next: 5 s
+ * in its first minute, then a sixth of its age (10 s at 1 minute), 30 s from 3 minutes on. A
+ * verdict that turns shows within that, and an unchanged one is re-sent every 30 s as before.
+ */
+export function diagnosisRefreshMs(ageMs: number): number {
+  return ageMs < 60_000 ? DIAGNOSIS_REFRESH_MS : Math.min(DIAGNOSIS_REFRESH_MAX_MS, ageMs / 6);
+}
+
 interface Watched {
   readonly alertId: string;
+  readonly raisedAt: number;
   lastT: number;
   /** The verdict last annotated (cause and headline), and when. */
   verdict: string;
@@ -58,7 +74,7 @@ export class AlertEvidence {
       const a = c.alert;
       if (!DIAGNOSED_RULES.has(a.rule)) continue;
       if (c.kind === "raised") {
-        const w: Watched = { alertId: a.id, lastT: a.raisedAt, verdict: "", sentT: -Infinity };
+        const w: Watched = { alertId: a.id, raisedAt: a.raisedAt, lastT: a.raisedAt, verdict: "", sentT: -Infinity };
         const list = this.watched.get(a.key);
         if (list === undefined) this.watched.set(a.key, [w]);
         else list.push(w);
@@ -82,7 +98,7 @@ export class AlertEvidence {
     if (list === undefined) return NO_CHANGES;
     let out: AlertChange[] | undefined;
     for (const w of list) {
-      if (t - w.lastT < DIAGNOSIS_REFRESH_MS) continue;
+      if (t - w.lastT < diagnosisRefreshMs(t - w.raisedAt)) continue;
       const more = this.refresh(key, w, t);
       if (more.length > 0) (out ??= []).push(...more);
     }

@@ -1,0 +1,80 @@
+// How often the hub re-diagnoses an active convoy (alert-evidence.ts): every 5 s of sample time in
+// the alert's first minute, less often as it lasts (30 s from 3 minutes on), and a verdict that
+// turns still reaches the alert within that.
+import { describe, expect, it, vi } from "vitest";
+import { AgentSession } from "../../../main/hub/agent-session.js";
+import { DIAGNOSIS_REFRESH_MAX_MS, DIAGNOSIS_REFRESH_MS, diagnosisRefreshMs } from "../../../main/hub/alert-evidence.js";
+import { HubCore } from "../../../main/hub/hub-core.js";
+import type { Diagnosis } from "../../../shared/diagnosis/index.js";
+import type { Alert } from "../../../shared/protocol/index.js";
+import { many } from "../../fixtures/protocol.js";
+import { hello, info, sample, summaryOf, T0 } from "./helpers.js";
+
+const CAP = 4;
+
+/** A semaphore whose every permit is busy with a queue behind it, `acquired` grants a second. */
+const convoy = (acquired: number) =>
+  sample("db", {
+    cap: CAP,
+    inUse: CAP,
+    available: 0,
+    waiters: 3,
+    acquired,
+    released: acquired,
+    waitMs: summaryOf(...many(acquired, 300)),
+    holdMs: summaryOf(...many(acquired, 100)),
+  });
+
+describe("diagnosis refresh", () => {
+  it("backs off from every 5 s to every 30 s as the alert lasts", () => {
+    expect(diagnosisRefreshMs(0)).toBe(DIAGNOSIS_REFRESH_MS);
+    expect(diagnosisRefreshMs(59_000)).toBe(DIAGNOSIS_REFRESH_MS);
+    expect(diagnosisRefreshMs(60_000)).toBe(10_000);
+    expect(diagnosisRefreshMs(180_000)).toBe(DIAGNOSIS_REFRESH_MAX_MS);
+    expect(diagnosisRefreshMs(24 * 3_600_000)).toBe(DIAGNOSIS_REFRESH_MAX_MS);
+    for (let age = 0; age < 400_000; age += 1000) expect(diagnosisRefreshMs(age + 1000)).toBeGreaterThanOrEqual(diagnosisRefreshMs(age));
+  });
+
+  it("re-diagnoses a lasting convoy on that schedule, and a changed verdict reaches the alert within it", () => {
+    let clock = T0;
+    const core = new HubCore({ now: () => clock, version: "t", thresholds: {}, maxHistories: 10, forgetAfterMs: 0, recorder: undefined });
+    const session = new AgentSession(core, 1, { perSecond: 1e9, burst: 1e9 });
+    expect(session.handle("hello", hello("a1", { service: "shop", instance: "web-1" })).ok).toBe(true);
+    expect(session.handle("register", { semaphores: [info("db", { cap: CAP })] }).ok).toBe(true);
+    const diagnosedAt: number[] = [];
+    const diagnosis = core.evidence.diagnosis.bind(core.evidence);
+    vi.spyOn(core.evidence, "diagnosis").mockImplementation((key, t) => {
+      diagnosedAt.push(t);
+      return diagnosis(key, t);
+    });
+    const headlineAt = new Map<number, string>();
+    let convoyAlert: Alert | undefined;
+    for (let s = 1; s <= 600; s++) {
+      clock = T0 + s * 1000;
+      // Arrivals quadruple 400 s in: N must be raised further, a new headline.
+      expect(session.handle("samples", { seq: s, t: clock, intervalMs: 1000, items: [convoy(s <= 400 ? 50 : 200)] }).ok).toBe(true);
+      convoyAlert ??= core.engine.activeAlerts().find((a) => a.rule === "convoy");
+      if (convoyAlert !== undefined) {
+        const d = core.engine.alert(convoyAlert.id)?.evidence?.diagnosis as Diagnosis | undefined;
+        if (d !== undefined) headlineAt.set(clock, d.headline);
+      }
+    }
+    expect(convoyAlert).toBeDefined();
+    const raisedAt = convoyAlert!.raisedAt;
+    // Each refresh comes when the schedule says, on the first sample due (1 s samples).
+    for (let i = 1; i < diagnosedAt.length; i++) {
+      const gap = diagnosedAt[i] - diagnosedAt[i - 1];
+      const due = diagnosisRefreshMs(diagnosedAt[i] - raisedAt);
+      expect(gap).toBeGreaterThanOrEqual(Math.min(due, diagnosisRefreshMs(diagnosedAt[i - 1] - raisedAt)));
+      expect(gap).toBeLessThan(due + 1000);
+    }
+    // ~600 s of convoy: 120 diagnoses at a flat 5 s, about 30 on the schedule.
+    expect(diagnosedAt.length).toBeGreaterThan(20);
+    expect(diagnosedAt.length).toBeLessThan(40);
+    const before = headlineAt.get(T0 + 400_000);
+    const changedAt = [...headlineAt].find(([t, h]) => t > T0 + 400_000 && h !== before)?.[0];
+    expect(before).toMatch(/raise it to about/);
+    expect(changedAt).toBeDefined();
+    expect(changedAt! - (T0 + 400_000)).toBeLessThanOrEqual(DIAGNOSIS_REFRESH_MAX_MS + 1000);
+  });
+});
