@@ -7,9 +7,13 @@ const ROW = 8 + 4;
 
 function write(ring: ColumnRing<typeof schema>, v: number): void {
   const p = ring.append();
-  ring.at.t[p] = v * 10;
-  ring.at.pair[2 * p] = v;
-  ring.at.pair[2 * p + 1] = v + 1;
+  const cols = ring.at;
+  cols.t[p] = v * 10;
+  cols.pair[2 * p] = v;
+  cols.pair[2 * p + 1] = v + 1;
+  // The newest row is found where append() put it.
+  expect(ring.locate(ring.length - 1)).toBe(p);
+  expect(ring.at).toBe(cols);
 }
 
 function rows(ring: ColumnRing<typeof schema>): number[][] {
@@ -99,6 +103,13 @@ describe("ColumnRing", () => {
     write(ring, 10);
     expect(ring.bytes()).toBe(12 * ROW);
     expect(rows(ring).map((r) => r[1])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it("keeps each ring's rows apart when rings filled in turn hold alternate chunks of a slab, through wrap-around", () => {
+    const pool = new RowPool(schema, 4, 64 * 4 * ROW);
+    const rings = [0, 1, 2].map(() => new ColumnRing(pool, 10));
+    for (let v = 0; v < 25; v++) rings.forEach((ring, k) => write(ring, 100 * k + v));
+    rings.forEach((ring, k) => expect(rows(ring).map((r) => r[1])).toEqual(Array.from({ length: 10 }, (_, i) => 100 * k + 15 + i)));
   });
 
   it("takes its next chunk up to a chunk early by its spread, so rings started together do not all take one at once", () => {
