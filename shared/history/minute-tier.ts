@@ -282,9 +282,10 @@ export class MinuteTier implements TierReader {
     return this.ring.bytes() + 2 * HistAccumulator.BYTES;
   }
 
-  /** Gives the tier's storage back to its pool (see ColumnRing.release). */
+  /** Gives the tier's storage back to its pool (see ColumnRing.release), and drops the open minute. */
   release(): void {
     this.ring.release();
+    this.open.end();
   }
 
   private close(): void {

@@ -298,6 +298,8 @@ describe("HistoryStore growth", () => {
     // The evicted history's rows now belong to another: it reads none of them, and stores nothing.
     expect(kept?.latestT()).toBeNull();
     expect(kept?.window("1s", T0, T0 + 1000 * SEC).length).toBe(0);
+    expect(kept?.window("1m", T0 - MIN, T0 + 1000 * SEC).length).toBe(0);
+    expect(kept?.mergedSummary(T0, T0 + 1000 * SEC, "hold").count).toBe(0);
     expect(kept?.push(sample(), T0 + 1000 * SEC, SEC)).toBe(false);
     expect(store.get("fourth/0")?.window("1s", T0, T0 + 200 * SEC).length).toBe(200);
   });
