@@ -69,18 +69,23 @@ export function resolveHistoryOptions(opts: SemaphoreHistoryOptions = {}): Reado
   });
 }
 
+/** Rows per chunk of each tier's rings for histories of `o`'s shape (the pools' and the full size's one answer). */
+export function tierChunkRows(o: Readonly<Required<SemaphoreHistoryOptions>>): { second: number; minute: number } {
+  return { second: chunkRowsFor(o.secondPoints, SECOND_CHUNK_ROWS), minute: chunkRowsFor(o.minutePoints, MINUTE_CHUNK_ROWS) };
+}
+
 /** Rows a full ring holds storage for: maxPoints, rounded up to whole chunks. */
-function fullRows(maxPoints: number, target: number): number {
-  const chunk = chunkRowsFor(maxPoints, target);
+function fullRows(maxPoints: number, chunk: number): number {
   return Math.ceil(maxPoints / chunk) * chunk;
 }
 
 /** Bytes bytes() reports once both tiers are full. */
 export function historyFullBytes(opts: SemaphoreHistoryOptions = {}): number {
   const o = resolveHistoryOptions(opts);
+  const chunk = tierChunkRows(o);
   return (
-    fullRows(o.secondPoints, SECOND_CHUNK_ROWS) * rowBytes(secondSchema(o.secondHistBytes)) +
-    fullRows(o.minutePoints, MINUTE_CHUNK_ROWS) * rowBytes(minuteSchema(o.minuteHistBytes)) +
+    fullRows(o.secondPoints, chunk.second) * rowBytes(secondSchema(o.secondHistBytes)) +
+    fullRows(o.minutePoints, chunk.minute) * rowBytes(minuteSchema(o.minuteHistBytes)) +
     2 * HistAccumulator.BYTES
   );
 }

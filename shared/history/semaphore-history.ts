@@ -12,10 +12,10 @@
 import type { Sample, Summary } from "../protocol/types.js";
 import { readWindow, type ColumnarWindow, type HistKind, type Tier, type TierReader } from "./columnar-window.js";
 import { HistAccumulator } from "./hist-accumulator.js";
-import { chunkRowsFor, RowPool } from "./column-ring.js";
-import { resolveHistoryOptions, type SemaphoreHistoryOptions } from "./history-options.js";
-import { MINUTE_CHUNK_ROWS, MinuteTier, minuteSchema, type MinuteSchema } from "./minute-tier.js";
-import { SECOND_CHUNK_ROWS, SecondTier, secondSchema, type SecondSchema } from "./second-tier.js";
+import { RowPool } from "./column-ring.js";
+import { resolveHistoryOptions, tierChunkRows, type SemaphoreHistoryOptions } from "./history-options.js";
+import { MinuteTier, minuteSchema, type MinuteSchema } from "./minute-tier.js";
+import { SecondTier, secondSchema, type SecondSchema } from "./second-tier.js";
 
 /** Where histories of one shape take their rows from: HistoryStore shares one pair among all its histories. */
 export interface HistoryPools {
@@ -28,9 +28,10 @@ export interface HistoryPools {
  * store's share ~1 MiB slabs; a history on its own allocates a chunk at a time).
  */
 export function historyPools(opts: Readonly<Required<SemaphoreHistoryOptions>>, slabBytes?: number): HistoryPools {
+  const chunk = tierChunkRows(opts);
   return {
-    second: new RowPool(secondSchema(opts.secondHistBytes), chunkRowsFor(opts.secondPoints, SECOND_CHUNK_ROWS), slabBytes),
-    minute: new RowPool(minuteSchema(opts.minuteHistBytes), chunkRowsFor(opts.minutePoints, MINUTE_CHUNK_ROWS), slabBytes),
+    second: new RowPool(secondSchema(opts.secondHistBytes), chunk.second, slabBytes),
+    minute: new RowPool(minuteSchema(opts.minuteHistBytes), chunk.minute, slabBytes),
   };
 }
 
