@@ -69,6 +69,8 @@ export interface HubCoreOptions {
   maxHistories: number;
   /** Memory bound of the history store (HistoryStoreOptions.maxBytes); its default when absent. */
   maxHistoryBytes?: number;
+  /** The core lives as long as its process, as the live hub's does (HistoryStoreOptions.processLifetime). */
+  processLifetime?: boolean;
   forgetAfterMs: number;
   recorder: RecordSink | undefined;
   /**
@@ -243,7 +245,12 @@ export class HubCore {
     this.now = opts.now;
     this.version = opts.version;
     this.engine = new AlertEngine({ thresholds: opts.thresholds });
-    this.history = new HistoryStore({ maxSemaphores: opts.maxHistories, maxBytes: opts.maxHistoryBytes, now: opts.now });
+    this.history = new HistoryStore({
+      maxSemaphores: opts.maxHistories,
+      maxBytes: opts.maxHistoryBytes,
+      now: opts.now,
+      processLifetime: opts.processLifetime === true,
+    });
     this.evidence = new AlertEvidence(this.engine, this.history);
     this.recorder = opts.recorder;
     this.forgetAfterMs = opts.forgetAfterMs;

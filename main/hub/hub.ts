@@ -96,6 +96,8 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     thresholds: o.thresholds,
     maxHistories: o.maxHistories,
     maxHistoryBytes: o.maxHistoryBytes,
+    // A replay's cores are made again at each backward seek; the live hub's is not.
+    processLifetime: true,
     forgetAfterMs: o.forgetAfterMs,
     recorder,
   });

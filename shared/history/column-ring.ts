@@ -48,14 +48,18 @@ export function chunkRowsFor(maxPoints: number, target: number): number {
 
 type ViewType = new (buffer: ArrayBuffer, byteOffset: number, length: number) => Column;
 
-/** Every column of `schema` for `rows` rows, as views into one ArrayBuffer (each column 8-byte aligned). */
-function allocateColumns(schema: ColumnSchema, rows: number): Record<string, Column> {
+/**
+ * Every column of `schema` for `rows` rows, as views into one buffer (each column 8-byte aligned):
+ * a SharedArrayBuffer when `shared` (see RowPool's `sharedSlabs`).
+ */
+function allocateColumns(schema: ColumnSchema, rows: number, shared: boolean): Record<string, Column> {
   let size = 0;
   for (const key in schema) {
     const [Type, stride] = schema[key];
     size += Math.ceil((Type.BYTES_PER_ELEMENT * stride * rows) / 8) * 8;
   }
-  const buffer = new ArrayBuffer(size);
+  // Views over either read and write alike; only ArrayBuffer's own typing lacks SharedArrayBuffer.
+  const buffer = shared ? (new SharedArrayBuffer(size) as unknown as ArrayBuffer) : new ArrayBuffer(size);
   const cols: Record<string, Column> = {};
   let offset = 0;
   for (const key in schema) {
@@ -73,6 +77,15 @@ const SLAB_BYTES = 1 << 20;
  * Chunks of `chunkRows` rows of `schema`, handed out to rings and taken back (a history dropped).
  * A chunk is a run of rows in one slab's columns; a chunk given back is handed out again before
  * a new slab is allocated.
+ *
+ * `sharedSlabs`: slabs are SharedArrayBuffers, for a pool that lives as long as its process (the
+ * live hub's). V8 counts each new ArrayBuffer as this isolate's external memory and marks the
+ * whole heap for every 64 MB of it, hoping to free some; a pool's slabs are never freed while it
+ * lives, so each of those mark-compacts is work for nothing: a hub of 10,000 semaphores marked its
+ * ~95 MB heap every ~40 s for the first 15 minutes, as its rings filled. V8 does not count shared
+ * buffers per isolate, so these slabs start none. (Node still reports them in
+ * process.memoryUsage().arrayBuffers.) Not for a pool that is dropped and made again (a replay's,
+ * at each backward seek): its slabs are freed only when the heap is collected for other reasons.
  */
 export class RowPool<S extends TimedSchema> {
   readonly rowBytes: number;
@@ -86,6 +99,7 @@ export class RowPool<S extends TimedSchema> {
     readonly schema: S,
     readonly chunkRows: number,
     slabBytes = SLAB_BYTES,
+    private readonly sharedSlabs = false,
   ) {
     if (!Number.isInteger(chunkRows) || chunkRows < 1) throw new RangeError(`chunkRows must be an integer ≥ 1, got ${chunkRows}`);
     this.rowBytes = rowBytes(schema);
@@ -97,7 +111,7 @@ export class RowPool<S extends TimedSchema> {
     const id = this.free.pop();
     if (id !== undefined) return id;
     if (this.carved === this.slabs.length * this.chunksPerSlab) {
-      this.slabs.push(allocateColumns(this.schema, this.chunksPerSlab * this.chunkRows) as Columns<S>);
+      this.slabs.push(allocateColumns(this.schema, this.chunksPerSlab * this.chunkRows, this.sharedSlabs) as Columns<S>);
     }
     return this.carved++;
   }

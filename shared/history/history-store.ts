@@ -29,6 +29,11 @@ export interface HistoryStoreOptions {
   now?: () => number;
   /** Options for every history the store creates. */
   history?: SemaphoreHistoryOptions;
+  /**
+   * The store lives as long as its process (the live hub's): its rows' memory is allocated so
+   * that V8 starts no garbage collection for it (RowPool's `sharedSlabs`). Default false.
+   */
+  processLifetime?: boolean;
 }
 
 export const DEFAULT_MAX_SEMAPHORES = 10_000;
@@ -76,6 +81,8 @@ export class HistoryStore {
   readonly maxSemaphores: number;
   readonly maxBytes: number;
   readonly minIdleMs: number;
+  /** HistoryStoreOptions.processLifetime. */
+  readonly processLifetime: boolean;
   private readonly historyOptions: SemaphoreHistoryOptions | undefined;
   /** Every history's rows come from these, and go back to them when it is dropped. */
   private readonly pools: HistoryPools;
@@ -107,7 +114,8 @@ export class HistoryStore {
     this.minIdleMs = idle;
     this.now = opts.now ?? Date.now;
     this.historyOptions = opts.history;
-    this.pools = historyPools(resolveHistoryOptions(opts.history));
+    this.processLifetime = opts.processLifetime === true;
+    this.pools = historyPools(resolveHistoryOptions(opts.history), undefined, this.processLifetime);
   }
 
   /**

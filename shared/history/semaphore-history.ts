@@ -25,13 +25,14 @@ export interface HistoryPools {
 
 /**
  * Pools for histories of `opts`' shape. `slabBytes`: how much each pool allocates at a time (a
- * store's share ~1 MiB slabs; a history on its own allocates a chunk at a time).
+ * store's share ~1 MiB slabs; a history on its own allocates a chunk at a time). `sharedSlabs`:
+ * see RowPool.
  */
-export function historyPools(opts: Readonly<Required<SemaphoreHistoryOptions>>, slabBytes?: number): HistoryPools {
+export function historyPools(opts: Readonly<Required<SemaphoreHistoryOptions>>, slabBytes?: number, sharedSlabs = false): HistoryPools {
   const chunk = tierChunkRows(opts);
   return {
-    second: new RowPool(secondSchema(opts.secondHistBytes), chunk.second, slabBytes),
-    minute: new RowPool(minuteSchema(opts.minuteHistBytes), chunk.minute, slabBytes),
+    second: new RowPool(secondSchema(opts.secondHistBytes), chunk.second, slabBytes, sharedSlabs),
+    minute: new RowPool(minuteSchema(opts.minuteHistBytes), chunk.minute, slabBytes, sharedSlabs),
   };
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HISTORY_FULL_BYTES, historyFullBytes } from "../../../shared/history/history-options.js";
@@ -319,5 +320,27 @@ describe("HistoryStore growth", () => {
     };
     expect(grows("svc/a/db")).toEqual(grows("svc/a/db"));
     expect(grows("svc/a/db").length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("HistoryStore memory and the garbage collector", () => {
+  /** Fills a store's rings in a process of its own (test/fixtures/history-gc.ts); its report. */
+  function fill(mode: "process-lifetime" | "plain") {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "test/fixtures/history-gc.ts", mode, "25000"], { encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    return JSON.parse(run.stdout) as { majors: number; bytes: number; held: number };
+  }
+
+  // A live hub's rings fill for 15 minutes, and V8 marked its whole heap for every 64 MB of them
+  // though none could be freed: a store made for the process's lifetime starts none of those.
+  it("a store living as long as its process allocates its rings' memory without starting a major collection for it", () => {
+    const plain = fill("plain");
+    const lasting = fill("process-lifetime");
+    expect(lasting.held).toBe(25_000);
+    expect(lasting.bytes).toBe(plain.bytes);
+    expect(lasting.bytes).toBeGreaterThan(200 * 2 ** 20);
+    // The same JS objects either way, so the same collections for them; plain memory adds one
+    // for each 64 MB.
+    expect(plain.majors - lasting.majors).toBeGreaterThanOrEqual(3);
   });
 });
