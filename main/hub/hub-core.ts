@@ -69,8 +69,8 @@ export interface HubCoreOptions {
   maxHistories: number;
   /** Memory bound of the history store (HistoryStoreOptions.maxBytes); its default when absent. */
   maxHistoryBytes?: number;
-  /** The core lives as long as its process, as the live hub's does (HistoryStoreOptions.processLifetime). */
-  processLifetime?: boolean;
+  /** The core is kept for as long as its hub runs, as a running hub's is (HistoryStoreOptions.longLived). */
+  longLived?: boolean;
   forgetAfterMs: number;
   recorder: RecordSink | undefined;
   /**
@@ -249,7 +249,7 @@ export class HubCore {
       maxSemaphores: opts.maxHistories,
       maxBytes: opts.maxHistoryBytes,
       now: opts.now,
-      processLifetime: opts.processLifetime === true,
+      longLived: opts.longLived === true,
     });
     this.evidence = new AlertEvidence(this.engine, this.history);
     this.recorder = opts.recorder;

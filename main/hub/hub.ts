@@ -96,8 +96,9 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     thresholds: o.thresholds,
     maxHistories: o.maxHistories,
     maxHistoryBytes: o.maxHistoryBytes,
-    // A replay's cores are made again at each backward seek; the live hub's is not.
-    processLifetime: true,
+    // Kept until the hub closes (the app makes another only when its settings change); a replay's
+    // cores are made again at each backward seek.
+    longLived: true,
     forgetAfterMs: o.forgetAfterMs,
     recorder,
   });

@@ -59,7 +59,8 @@ function allocateColumns(schema: ColumnSchema, rows: number, shared: boolean): R
     size += Math.ceil((Type.BYTES_PER_ELEMENT * stride * rows) / 8) * 8;
   }
   // Views over either read and write alike; only ArrayBuffer's own typing lacks SharedArrayBuffer.
-  const buffer = shared ? (new SharedArrayBuffer(size) as unknown as ArrayBuffer) : new ArrayBuffer(size);
+  // (A page that is not cross-origin isolated has none.)
+  const buffer = shared && typeof SharedArrayBuffer === "function" ? (new SharedArrayBuffer(size) as unknown as ArrayBuffer) : new ArrayBuffer(size);
   const cols: Record<string, Column> = {};
   let offset = 0;
   for (const key in schema) {
@@ -78,14 +79,15 @@ const SLAB_BYTES = 1 << 20;
  * A chunk is a run of rows in one slab's columns; a chunk given back is handed out again before
  * a new slab is allocated.
  *
- * `sharedSlabs`: slabs are SharedArrayBuffers, for a pool that lives as long as its process (the
- * live hub's). V8 counts each new ArrayBuffer as this isolate's external memory and marks the
- * whole heap for every 64 MB of it, hoping to free some; a pool's slabs are never freed while it
- * lives, so each of those mark-compacts is work for nothing: a hub of 10,000 semaphores marked its
- * ~95 MB heap every ~40 s for the first 15 minutes, as its rings filled. V8 does not count shared
- * buffers per isolate, so these slabs start none. (Node still reports them in
- * process.memoryUsage().arrayBuffers.) Not for a pool that is dropped and made again (a replay's,
- * at each backward seek): its slabs are freed only when the heap is collected for other reasons.
+ * `sharedSlabs`: slabs are SharedArrayBuffers (where the runtime has them), for a long-lived pool
+ * (a running hub's). V8 counts each new ArrayBuffer as this isolate's external memory and marks
+ * the whole heap for every 64 MB of it, hoping to free some; a pool's slabs are never freed while
+ * it lives, so each of those mark-compacts is work for nothing: a hub of 10,000 semaphores marked
+ * its ~95 MB heap every ~40 s for the first 15 minutes, as its rings filled. V8 does not count
+ * shared buffers per isolate, so these slabs start none. (Node still reports them in
+ * process.memoryUsage().arrayBuffers.) Not for a pool that is dropped and made again often (a
+ * replay's, at each backward seek): a dropped pool's slabs are freed only when the heap is next
+ * collected for other reasons.
  */
 export class RowPool<S extends TimedSchema> {
   readonly rowBytes: number;

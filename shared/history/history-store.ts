@@ -30,10 +30,11 @@ export interface HistoryStoreOptions {
   /** Options for every history the store creates. */
   history?: SemaphoreHistoryOptions;
   /**
-   * The store lives as long as its process (the live hub's): its rows' memory is allocated so
-   * that V8 starts no garbage collection for it (RowPool's `sharedSlabs`). Default false.
+   * The store is kept for long (a running hub's, until the hub closes): its rows' memory is
+   * allocated so that V8 starts no garbage collection for it (RowPool's `sharedSlabs`). Not for a
+   * store dropped and made again often. Default false.
    */
-  processLifetime?: boolean;
+  longLived?: boolean;
 }
 
 export const DEFAULT_MAX_SEMAPHORES = 10_000;
@@ -81,8 +82,8 @@ export class HistoryStore {
   readonly maxSemaphores: number;
   readonly maxBytes: number;
   readonly minIdleMs: number;
-  /** HistoryStoreOptions.processLifetime. */
-  readonly processLifetime: boolean;
+  /** HistoryStoreOptions.longLived. */
+  readonly longLived: boolean;
   private readonly historyOptions: SemaphoreHistoryOptions | undefined;
   /** Every history's rows come from these, and go back to them when it is dropped. */
   private readonly pools: HistoryPools;
@@ -114,8 +115,8 @@ export class HistoryStore {
     this.minIdleMs = idle;
     this.now = opts.now ?? Date.now;
     this.historyOptions = opts.history;
-    this.processLifetime = opts.processLifetime === true;
-    this.pools = historyPools(resolveHistoryOptions(opts.history), undefined, this.processLifetime);
+    this.longLived = opts.longLived === true;
+    this.pools = historyPools(resolveHistoryOptions(opts.history), undefined, this.longLived);
   }
 
   /**

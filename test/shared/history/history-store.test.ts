@@ -325,17 +325,17 @@ describe("HistoryStore growth", () => {
 
 describe("HistoryStore memory and the garbage collector", () => {
   /** Fills a store's rings in a process of its own (test/fixtures/history-gc.ts); its report. */
-  function fill(mode: "process-lifetime" | "plain") {
+  function fill(mode: "long-lived" | "plain") {
     const run = spawnSync(process.execPath, ["--import", "tsx", "test/fixtures/history-gc.ts", mode, "25000"], { encoding: "utf8" });
     expect(run.status, run.stderr).toBe(0);
     return JSON.parse(run.stdout) as { majors: number; bytes: number; held: number };
   }
 
   // A live hub's rings fill for 15 minutes, and V8 marked its whole heap for every 64 MB of them
-  // though none could be freed: a store made for the process's lifetime starts none of those.
-  it("a store living as long as its process allocates its rings' memory without starting a major collection for it", () => {
+  // though none could be freed: a long-lived store starts none of those.
+  it("a long-lived store allocates its rings' memory without starting a major collection for it", () => {
     const plain = fill("plain");
-    const lasting = fill("process-lifetime");
+    const lasting = fill("long-lived");
     expect(lasting.held).toBe(25_000);
     expect(lasting.bytes).toBe(plain.bytes);
     expect(lasting.bytes).toBeGreaterThan(200 * 2 ** 20);
