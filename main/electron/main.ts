@@ -15,6 +15,7 @@ import { RecordingsShell } from "../app/recordings-shell.js";
 import type { MenuAction } from "../app/menu-template.js";
 import { ShellController, type ShellView } from "../app/shell-controller.js";
 import { createHub } from "../hub/index.js";
+import { applyHubRuntimeFlags } from "../hub/node-flags.js";
 import { SETTINGS_FILE_NAME, SettingsStore } from "../settings/settings-store.js";
 import { utilityForker } from "./demo-process.js";
 import { registerIpc, sendToDashboard } from "./ipc-main.js";
@@ -29,6 +30,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const [FOCUS_CHANNEL, SHOW_SETTINGS_CHANNEL] = EVENT_CHANNELS;
 
 export function main(): void {
+  // Before the hub allocates anything: the packaged app gets no --js-flags (npm start passes them).
+  applyHubRuntimeFlags();
   // One folder for dev and packaged runs alike (the package name and productName differ in case).
   app.setPath("userData", join(app.getPath("appData"), "Semscope"));
   app.setAppUserModelId(APP_ID);

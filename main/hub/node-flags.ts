@@ -1,7 +1,10 @@
+import { setFlagsFromString } from "node:v8";
+
 // The V8 flags the hub's process runs with: `npm run hub`, `npm run web` and `npm start` pass them
 // to node (package.json; test/main/hub/node-flags.test.ts holds the scripts to this list), `npm
 // start` to Electron's main process (--js-flags), bench:hub to its server children, and bench:ui to
-// its own process, which holds the hub.
+// its own process, which holds the hub. The packaged app's main process sets those it still can
+// (HUB_RUNTIME_FLAGS, below).
 //
 // Why a larger young generation: at 10,000 samples a second the hub allocates ~10 MB/s of parsed
 // packets that die within a message, and with node's default 16 MB semi-spaces a scavenge every
@@ -31,3 +34,16 @@
 // mark-compact); 12 minutes in, 25.6 µs (docs/benchmarks.md, 2026-12-01 evening). The cost: up
 // to the live heap again in garbage before a mark-compact (~100 MB at 10,000 semaphores).
 export const HUB_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=64", "--min-semi-space-size=64", "--heap-growing-percent=100"];
+
+/**
+ * The flags of HUB_NODE_FLAGS that V8 reads at every garbage collection, and so still take effect
+ * when set after the process started. The packaged app is launched without --js-flags (nothing
+ * stands between the user and Electron's binary), so its main process, which holds the hub, sets
+ * these itself (applyHubRuntimeFlags). The semi-space sizes are read once, when the heap is made.
+ */
+export const HUB_RUNTIME_FLAGS: readonly string[] = ["--heap-growing-percent=100"];
+
+/** Sets HUB_RUNTIME_FLAGS in this process, for its next garbage collection on. */
+export function applyHubRuntimeFlags(): void {
+  for (const flag of HUB_RUNTIME_FLAGS) setFlagsFromString(flag);
+}

@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { HUB_NODE_FLAGS } from "../../../main/hub/node-flags.js";
+import { HUB_NODE_FLAGS, HUB_RUNTIME_FLAGS } from "../../../main/hub/node-flags.js";
 
 const scripts = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts;
 
@@ -34,5 +34,30 @@ describe("the hub's node flags", () => {
   it("are given to Electron's main process at launch", () => {
     const start = readFileSync(new URL("../../../scripts/start.ts", import.meta.url), "utf8");
     expect(start).toMatch(/--js-flags=\$\{HUB_NODE_FLAGS\.join\(" "\)\}/);
+  });
+
+  /** The old-generation limits V8 set in test/fixtures/heap-growth.ts, by the growing factor it printed. */
+  function growingFactors(mode: "apply" | "none"): string[] {
+    const run = spawnSync(process.execPath, ["--expose-gc", "--trace-gc-verbose", "--import", "tsx", "test/fixtures/heap-growth.ts", mode], { encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    return [...run.stdout.matchAll(/\[HeapController\] Limit: .*\(([\d.]+)\)/g)].map((m) => m[1]);
+  }
+
+  // The packaged app starts Electron with no --js-flags; its main process, which holds the hub,
+  // sets the flags V8 reads at each GC itself (main/electron/main.ts).
+  it("that V8 reads at every GC take effect when a process started without them sets them", () => {
+    for (const flag of HUB_RUNTIME_FLAGS) expect(HUB_NODE_FLAGS).toContain(flag);
+    const unset = growingFactors("none");
+    const set = growingFactors("apply");
+    expect(unset.length).toBeGreaterThan(0);
+    // Left to itself V8 picks a larger factor for this small, fast-growing heap.
+    expect(unset.every((f) => f !== "2.0")).toBe(true);
+    expect(set.length).toBeGreaterThan(0);
+    expect(set.every((f) => f === "2.0")).toBe(true);
+  });
+
+  it("are set by the Electron main process before it does anything else", () => {
+    const main = readFileSync(new URL("../../../main/electron/main.ts", import.meta.url), "utf8");
+    expect(main).toMatch(/export function main\(\): void \{\n(\s*\/\/.*\n)*\s*applyHubRuntimeFlags\(\);/);
   });
 });
