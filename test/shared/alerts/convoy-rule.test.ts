@@ -112,4 +112,24 @@ describe("convoy", () => {
     const last = ofRule(agent.log, "convoy").at(-1);
     expect([last?.kind, last?.alert.severity]).toEqual(["resolved", "critical"]);
   });
+
+  it("after a lasting critical convoy resolves, needs 5 s of convoy again", () => {
+    const { engine, agent } = setup();
+    const waiters = [2, 4, 6, 8, 10];
+    const released = [50, 50, 40, 30, 20];
+    agent.sendMany(5, (i) => [convoySample("db", { waiters: waiters[i], released: released[i] })]);
+    expect(engine.activeAlerts().map((a) => a.severity)).toEqual(["critical"]);
+    // A minute of it, then four quiet seconds and one more second of convoy: still the same alert.
+    agent.sendMany(60, () => [convoySample("db")]);
+    agent.sendMany(4, () => [sample("db")]);
+    agent.send([convoySample("db")]);
+    expect(ofRule(agent.log, "convoy").map((c) => c.kind)).toEqual(["raised"]);
+    agent.sendMany(5, () => [sample("db")]);
+    expect(ofRule(agent.log, "convoy").map((c) => c.kind)).toEqual(["raised", "resolved"]);
+    // A new convoy right after: raised on its fifth second, not sooner.
+    expect(ofRule(agent.sendMany(4, () => [convoySample("db")]), "convoy")).toEqual([]);
+    const again = ofRule(agent.send([convoySample("db")]), "convoy");
+    expect(again.map((c) => [c.kind, c.alert.severity])).toEqual([["raised", "warning"]]);
+    expect(again[0].alert.evidence).toMatchObject({ window: { coveredMs: 5000, samples: 5 } });
+  });
 });
