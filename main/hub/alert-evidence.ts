@@ -5,7 +5,7 @@
 // change. Nothing here runs unless an alert is raised or active: with none, a sample costs one
 // map-size check.
 import type { AlertChange, AlertEngine } from "../../shared/alerts/index.js";
-import { diagnose, type Diagnosis } from "../../shared/diagnosis/index.js";
+import { diagnose, DIAGNOSIS_MAX_ROWS, type Diagnosis } from "../../shared/diagnosis/index.js";
 import { WindowScratch, type HistoryStore } from "../../shared/history/index.js";
 import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../shared/protocol/index.js";
 
@@ -113,7 +113,8 @@ export class AlertEvidence {
   diagnosis(key: string, t: number): Diagnosis | null {
     const h = this.history.get(key);
     if (h === undefined) return null;
-    return diagnose(this.rows.read(h.reader("1s"), t - DIAGNOSIS_HISTORY_MS, t));
+    // Only the rows diagnose() can use: a long incident's three minutes hold ~45 more.
+    return diagnose(this.rows.read(h.reader("1s"), t - DIAGNOSIS_HISTORY_MS, t, DIAGNOSIS_MAX_ROWS));
   }
 
   /**

@@ -87,6 +87,13 @@ const FULL = 0.9;
 const MIN_BASELINE_ROWS = 3;
 /** The incident reads at most this many of the last rows (what the alert window saw, and a bit). */
 const MAX_INCIDENT_ROWS = 15;
+/** The baseline reads at most this many rows, those just before the incident. */
+const MAX_BASELINE_ROWS = 120;
+/**
+ * Rows diagnose() reads at most, the newest: a series of more gives the same diagnosis as its
+ * newest this many. (The incident starts at most MAX_INCIDENT_ROWS from the end.)
+ */
+export const DIAGNOSIS_MAX_ROWS = MAX_INCIDENT_ROWS + MAX_BASELINE_ROWS;
 
 interface Stats {
   rows: number;
@@ -154,15 +161,29 @@ function stats(s: DiagnosisSeries, from: number, to: number): Stats {
  * (a queue, or nearly every permit in use). The rows before it are the baseline.
  */
 function incidentStart(s: DiagnosisSeries, end: number): number {
+  // Only the latest stretch speaks for now: a long incident is judged on its last rows, so the
+  // walk back stops there.
+  const floor = Math.max(0, end - MAX_INCIDENT_ROWS);
   let i = end;
-  while (i > 0) {
+  while (i > floor) {
     const j = i - 1;
     const busy = s.waiters[j] > 0 || (s.cap[j] > 0 && s.inUse[j] >= FULL * s.cap[j]);
     if (!busy) break;
     i = j;
   }
-  // Only the latest stretch speaks for now: a long incident is judged on its last rows.
-  return Math.max(i, end - MAX_INCIDENT_ROWS);
+  return i;
+}
+
+function verdict(inc: Stats, base: Stats | null, numbers: DiagnosisNumbers, cause: DiagnosisCause, headline: string, detail: string, fix: string): Diagnosis {
+  return {
+    cause,
+    headline,
+    detail,
+    fix,
+    numbers,
+    incident: { from: inc.from, to: inc.to, samples: inc.rows },
+    baseline: base === null ? null : { from: base.from, to: base.to, samples: base.rows },
+  };
 }
 
 const r1 = (v: number): number => Math.round(v * 10) / 10;
@@ -181,7 +202,7 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
   const busyAll = start === 0 || start === end;
   const inc = stats(s, busyAll ? Math.max(0, end - MAX_INCIDENT_ROWS) : start, end);
   const baseEnd = busyAll ? 0 : start;
-  const base = baseEnd >= MIN_BASELINE_ROWS ? stats(s, Math.max(0, baseEnd - 120), baseEnd) : null;
+  const base = baseEnd >= MIN_BASELINE_ROWS ? stats(s, Math.max(0, baseEnd - MAX_BASELINE_ROWS), baseEnd) : null;
 
   const arrivals = Math.max(0, inc.attempts + Math.max(0, inc.growthPerSec));
   const baselineHold = base !== null && base.holdMs > 0 ? base.holdMs : null;
@@ -206,18 +227,9 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
     neededN: null,
     maxThroughputPerSec: null,
   };
-  const out = (cause: DiagnosisCause, headline: string, detail: string, fix: string): Diagnosis => ({
-    cause,
-    headline,
-    detail,
-    fix,
-    numbers,
-    incident: { from: inc.from, to: inc.to, samples: inc.rows },
-    baseline: base === null ? null : { from: base.from, to: base.to, samples: base.rows },
-  });
 
   if (inc.holdMs <= 0 || inc.cap <= 0) {
-    return out("inconclusive", "Not enough data to name a cause", "No releases with a measured hold time during the incident.", "Look at the holders: permits may not be coming back at all.");
+    return verdict(inc, base, numbers, "inconclusive", "Not enough data to name a cause", "No releases with a measured hold time during the incident.", "Look at the holders: permits may not be coming back at all.");
   }
   const rose = holdRatio !== null && holdRatio >= HOLD_ROSE;
   const loadRose = arrivalsRatio !== null && arrivalsRatio >= ARRIVALS_ROSE;
@@ -226,7 +238,7 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
 
   if (rose && loadRose && healthyDrain !== null && inc.released < 0.8 * healthyDrain) {
     numbers.maxThroughputPerSec = r1(inc.released);
-    return out(
+    return verdict(inc, base, numbers, 
       "rate_limit_needed",
       "A rate problem a semaphore cannot solve: use a rate limiter",
       `Arrivals rose ${numbers.arrivalsRatio}× (${fmtRate(baseArrivals ?? 0)} → ${fmtRate(arrivals)}) and holds grew with them ` +
@@ -238,7 +250,7 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
     );
   }
   if (rose) {
-    return out(
+    return verdict(inc, base, numbers, 
       "slow_downstream",
       "Slow downstream: holds got longer, N is not the problem",
       `Holds take ${fmtMs(inc.holdMs)}, ${numbers.holdRatio}× the healthy ${fmtMs(baselineHold ?? 0)}` +
@@ -252,7 +264,7 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
     const hold = baselineHold ?? inc.holdMs;
     const needed = Math.max(inc.cap + 1, Math.ceil(((arrivals * hold) / 1000) * N_HEADROOM));
     numbers.neededN = needed;
-    return out(
+    return verdict(inc, base, numbers, 
       "cap_too_tight",
       `N is too tight for the arrival rate: raise it to about ${needed}`,
       `Holds are flat at ${fmtMs(inc.holdMs)}` +
@@ -263,7 +275,7 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
       `Raise N to about ${needed}, if the downstream can take that many at once (check its own limit first).`,
     );
   }
-  return out(
+  return verdict(inc, base, numbers, 
     "inconclusive",
     "No clear cause in the numbers",
     `Holds ${fmtMs(inc.holdMs)}${holdRatio !== null ? ` (${numbers.holdRatio}× healthy)` : ""}, ${r1(utilization * 100)}% of N in use, ` +

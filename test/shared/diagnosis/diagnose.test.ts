@@ -1,9 +1,10 @@
 // The diagnosis on recorded scenarios whose cause is known (simulate.ts): for several seeds each,
 // the stream goes through the alert engine and the hub's evidence (as a recording replayed), and
 // the convoy alert's diagnosis must name the cause the simulation built in.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { replayLines } from "../../../main/hub/replay.js";
-import { diagnose, type Diagnosis } from "../../../shared/diagnosis/index.js";
+import { diagnose, DIAGNOSIS_MAX_ROWS, type Diagnosis, type DiagnosisSeries } from "../../../shared/diagnosis/index.js";
 import type { Alert, SemaphoreInfo } from "../../../shared/protocol/types.js";
 import { makeHello, makeInfo } from "../../fixtures/protocol.js";
 import { drawParams, simulate, type Scenario, type SimOutput } from "./simulate.js";
@@ -75,6 +76,58 @@ describe("diagnose()", () => {
     expect(diagnose(empty)).toBeNull();
     const stuck = { ...empty, length: 1, t: [1000], cap: [2], inUse: [2], waiters: [3], acquiredPerSec: [0], releasedPerSec: [0], timeoutsPerSec: [0], rejectionsPerSec: [0], abortsPerSec: [0], intervalMs: [1000], holdCount: [0], holdP50: [0], holdP90: [0], holdP99: [0], waitCount: [0], waitP99: [0] };
     expect(diagnose(stuck)?.cause).toBe("inconclusive");
+  });
+
+  it("reads no more than the newest DIAGNOSIS_MAX_ROWS rows: the hub reads only those", () => {
+    // Rows busy (a queue, or every permit in use) or not, in runs, so that incidents of every
+    // length end anywhere, and the baseline before them varies too.
+    const row = fc.record({
+      busy: fc.boolean(),
+      run: fc.integer({ min: 1, max: 80 }),
+      cap: fc.integer({ min: 1, max: 20 }),
+      acquired: fc.integer({ min: 0, max: 500 }),
+      hold: fc.integer({ min: 0, max: 400 }),
+      spread: fc.double({ min: 1, max: 4, noNaN: true }),
+      waitP99: fc.integer({ min: 0, max: 5000 }),
+    });
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 12 }), (runs) => {
+        const cols: Record<keyof Omit<DiagnosisSeries, "length">, number[]> = {
+          t: [], cap: [], inUse: [], waiters: [], acquiredPerSec: [], releasedPerSec: [], timeoutsPerSec: [], rejectionsPerSec: [], abortsPerSec: [],
+          intervalMs: [], holdCount: [], holdP50: [], holdP90: [], holdP99: [], waitCount: [], waitP99: [],
+        };
+        let t = 0;
+        for (const r of runs) {
+          for (let i = 0; i < r.run; i++) {
+            t += 1000;
+            const push = (k: keyof typeof cols, v: number) => cols[k].push(v);
+            push("t", t);
+            push("intervalMs", 1000);
+            push("cap", r.cap);
+            push("inUse", r.busy ? r.cap : Math.floor(r.cap / 2));
+            push("waiters", r.busy ? 1 + (i % 7) : 0);
+            push("acquiredPerSec", r.acquired + i);
+            push("releasedPerSec", r.acquired);
+            push("timeoutsPerSec", i % 3);
+            push("rejectionsPerSec", 0);
+            push("abortsPerSec", i % 2);
+            push("holdCount", r.hold > 0 ? r.acquired : 0);
+            push("holdP50", r.hold);
+            push("holdP90", r.hold * r.spread);
+            push("holdP99", r.hold * r.spread * 2);
+            push("waitCount", r.acquired);
+            push("waitP99", r.busy ? r.waitP99 + i : 0);
+          }
+        }
+        const n = cols.t.length;
+        const newest = (from: number): DiagnosisSeries => {
+          const cut = Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.slice(from)])) as unknown as Omit<DiagnosisSeries, "length">;
+          return { ...cut, length: n - from };
+        };
+        expect(diagnose(newest(Math.max(0, n - DIAGNOSIS_MAX_ROWS)))).toEqual(diagnose(newest(0)));
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it("follows the alert while it is active: a later update still carries a diagnosis of the same cause", () => {
