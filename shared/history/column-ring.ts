@@ -201,6 +201,18 @@ export class ColumnRing<S extends TimedSchema> {
     return this.chunkBase[k] + p - k * this.chunkRows;
   }
 
+  /**
+   * How many logical rows from i on (i included, at most `n`) lie in the same chunk as row i, at
+   * consecutive physical rows: after locate(i) returned p, rows i … i + k − 1 are p … p + k − 1.
+   * A range read a chunk at a time locates once per chunk, not once per row.
+   */
+  contiguous(i: number, n: number): number {
+    let p = this.start + i;
+    if (p >= this.allocated) p -= this.allocated;
+    const end = Math.min((Math.floor(p / this.chunkRows) + 1) * this.chunkRows, this.allocated);
+    return Math.min(n, end - p);
+  }
+
   /** Reserves the slot for a new newest row and returns it (in `at`, which this sets); the caller fills every column. */
   append(): number {
     if (this.count < this.allocated) {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bucketOfMs } from "../../../shared/histogram.js";
 import { HISTORY_FULL_BYTES, historyFullBytes, pickTier } from "../../../shared/history/history-options.js";
@@ -16,6 +17,50 @@ describe("the 1s tier", () => {
     expect(Array.from(w.t)).toEqual(Array.from({ length: 900 }, (_, j) => T0 + (100 + j) * SEC));
     expect(Array.from(w.inUse)).toEqual(Array.from({ length: 900 }, (_, j) => (100 + j) % 7));
     expect(Array.from(w.acquiredPerSec)).toEqual(Array.from({ length: 900 }, (_, j) => 100 + j));
+  });
+
+  it("reads every column of every row back, across chunks and after wrapping, for any range", () => {
+    // Rings of a few chunks (secondPoints 20–200 → chunks of ~64 rows or fewer), filled short of,
+    // up to, and well past wrapping; every value distinct per row and the interval varying, so a
+    // row read from the wrong place or a rate from the wrong interval shows.
+    const f32 = Math.fround;
+    fc.assert(
+      fc.property(fc.integer({ min: 20, max: 200 }), fc.integer({ min: 1, max: 500 }), fc.integer({ min: -20, max: 520 }), fc.integer({ min: 0, max: 520 }), (points, pushes, from, span) => {
+        const h = new SemaphoreHistory({ secondPoints: points, minutePoints: 5 });
+        const intervalOf = (i: number) => [1000, 500, 2000][i % 3];
+        let t = T0;
+        const ts: number[] = [];
+        for (let i = 0; i < pushes; i++) {
+          t += 1000;
+          ts.push(t);
+          h.push(
+            sample({
+              cap: 1000 + i, inUse: i % 97, available: 5 + (i % 13), waiters: i % 11, oldestWaitMs: 1.5 * i, longestHoldMs: 2.25 * i,
+              acquired: 3 * i, released: 3 * i + 1, timeouts: i % 5, rejections: i % 3, aborts: i % 2, doubleReleases: i % 4, leaseExpiries: i % 6,
+              waitMs: { count: i, p50: i + 0.1, p90: i + 0.2, p99: i + 0.3, max: i + 0.4, hist: [] },
+              holdMs: { count: 2 * i, p50: i + 0.5, p90: i + 0.6, p99: i + 0.7, max: i + 0.8, hist: [] },
+            }),
+            t,
+            intervalOf(i),
+          );
+        }
+        const fromT = T0 + from * 1000;
+        const toT = fromT + span * 1000;
+        const kept = ts.map((x, i) => [x, i] as const).slice(-points).filter(([x]) => x >= fromT && x <= toT);
+        const w = h.window("1s", fromT, toT);
+        expect(w.length).toBe(kept.length);
+        kept.forEach(([x, i], j) => {
+          const perSec = 1000 / intervalOf(i);
+          const row = [w.t[j], w.intervalMs[j], w.cap[j], w.inUse[j], w.inUseMax[j], w.available[j], w.waiters[j], w.waitersMax[j], w.oldestWaitMs[j], w.longestHoldMs[j]];
+          expect(row).toEqual([x, intervalOf(i), 1000 + i, i % 97, i % 97, 5 + (i % 13), i % 11, i % 11, f32(1.5 * i), f32(2.25 * i)]);
+          const rates = [w.acquiredPerSec[j], w.releasedPerSec[j], w.timeoutsPerSec[j], w.rejectionsPerSec[j], w.abortsPerSec[j], w.doubleReleasesPerSec[j], w.leaseExpiriesPerSec[j]];
+          expect(rates).toEqual([3 * i, 3 * i + 1, i % 5, i % 3, i % 2, i % 4, i % 6].map((c) => c * perSec));
+          const summaries = [w.waitCount[j], w.waitP50[j], w.waitP90[j], w.waitP99[j], w.waitMax[j], w.holdCount[j], w.holdP50[j], w.holdP90[j], w.holdP99[j], w.holdMax[j]];
+          expect(summaries).toEqual([i, i + 0.1, i + 0.2, i + 0.3, i + 0.4, 2 * i, i + 0.5, i + 0.6, i + 0.7, i + 0.8].map(f32));
+        });
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("returns the points with from ≤ t ≤ to, both ends included", () => {
