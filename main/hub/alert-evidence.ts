@@ -4,7 +4,7 @@
 // annotate(), so they reach /api/alerts, dashboards and the recording's replay like any alert
 // change. Nothing here runs unless an alert is raised or active: with none, a sample costs one
 // map-size check.
-import type { AlertChange, AlertEngine } from "../../shared/alerts/index.js";
+import { RULE_BIT, type AlertChange, type AlertEngine } from "../../shared/alerts/index.js";
 import { diagnose, DIAGNOSIS_MAX_ROWS, type Diagnosis } from "../../shared/diagnosis/index.js";
 import { WindowScratch, type HistoryStore } from "../../shared/history/index.js";
 import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../shared/protocol/index.js";
@@ -13,6 +13,8 @@ const NO_CHANGES: readonly AlertChange[] = Object.freeze([]);
 
 /** Alerts that get a diagnosis. */
 export const DIAGNOSED_RULES: ReadonlySet<AlertRule> = new Set(["convoy", "starvation"]);
+/** Their bits (RULE_BIT): a semaphore whose alerts have none of them has no diagnosis to refresh. */
+export const DIAGNOSED_RULE_BITS = [...DIAGNOSED_RULES].reduce((bits, rule) => bits | RULE_BIT[rule], 0);
 /** Per-semaphore alerts whose agent is asked for its ring. */
 export const FLIGHT_RULES: ReadonlySet<AlertRule> = new Set(["leak", "convoy", "starvation", "timeouts", "double_release", "order_inversion"]);
 /** History read for a diagnosis, before the moment it is made. */

@@ -154,18 +154,30 @@ export class AlertEngine {
     return this.book.drain();
   }
 
-  /** An agent's `samples` batch; `batch.t` is sample time, `now` the hub's receive time. */
-  samples(agentId: string, batch: SamplesBatch, now: number): AlertChange[] {
+  /**
+   * An agent's `samples` batch; `batch.t` is sample time, `now` the hub's receive time. With
+   * `activeRules`, its index i gets the rules (RULE_BIT) with an alert active on item i's
+   * semaphore once that item is applied (0 when the agent is unknown): the hub reads there which
+   * semaphores have a diagnosed alert to refresh, without a lookup per sample.
+   */
+  samples(agentId: string, batch: SamplesBatch, now: number, activeRules?: Uint8Array): AlertChange[] {
     const a = this.agentsById.get(agentId);
-    if (a === undefined) return [];
+    if (a === undefined) {
+      activeRules?.fill(0, 0, batch.items.length);
+      return [];
+    }
     this.heard(a, now);
     if (batch.intervalMs > 0) a.intervalMs = batch.intervalMs;
     a.lastSampleT = a.lastSampleT === null ? batch.t : Math.max(a.lastSampleT, batch.t);
-    for (const item of batch.items) {
+    const items = batch.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
       const sem = this.trackerFor(a, item.id, item.cap);
       const created = this.created;
       const capBefore = sem.cap;
-      if (!sem.sample(item, batch.t, batch.intervalMs, this.book, this.th)) continue;
+      const applied = sem.sample(item, batch.t, batch.intervalMs, this.book, this.th);
+      if (activeRules !== undefined) activeRules[i] = sem.target.active ?? 0;
+      if (!applied) continue;
       // Evaluated per item, so a batch split into several changes exactly the same way.
       if (created || sem.cap !== capBefore) this.evalGroup(sem.groupKey, now);
     }

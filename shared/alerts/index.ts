@@ -16,4 +16,4 @@ export {
 export { fleetEntry, fleetKey, fleetTotals, type FleetEntry, type FleetMember, type FleetTotals } from "./fleet.js";
 export { agentKey } from "./rules/agent-down-rule.js";
 export { leakCheckHolds } from "./rules/leak-rule.js";
-export { DEFAULT_MAX_RESOLVED } from "./alert-book.js";
+export { DEFAULT_MAX_RESOLVED, RULE_BIT } from "./alert-book.js";

@@ -77,4 +77,31 @@ describe("diagnosis refresh", () => {
     expect(changedAt).toBeDefined();
     expect(changedAt! - (T0 + 400_000)).toBeLessThanOrEqual(DIAGNOSIS_REFRESH_MAX_MS + 1000);
   });
+
+  it("re-diagnoses a lasting starvation alert on the same schedule, and nothing without a diagnosed alert", () => {
+    let clock = T0;
+    const core = new HubCore({ now: () => clock, version: "t", thresholds: {}, maxHistories: 10, forgetAfterMs: 0, recorder: undefined });
+    const session = new AgentSession(core, 1, { perSecond: 1e9, burst: 1e9 });
+    expect(session.handle("hello", hello("a1", { service: "shop", instance: "web-1" })).ok).toBe(true);
+    expect(session.handle("register", { semaphores: [info("db", { cap: CAP }), info("cache", { cap: CAP })] }).ok).toBe(true);
+    const diagnosed: string[] = [];
+    const diagnosis = core.evidence.diagnosis.bind(core.evidence);
+    vi.spyOn(core.evidence, "diagnosis").mockImplementation((key, t) => {
+      diagnosed.push(key);
+      return diagnosis(key, t);
+    });
+    // "db": a waiter passed over for 20 s while permits come and go (not full: no convoy);
+    // "cache": busy and quiet, no alert.
+    const starved = sample("db", { cap: CAP, inUse: CAP - 1, available: 1, waiters: 1, oldestWaitMs: 20_000, acquired: 40, released: 40, holdMs: summaryOf(...many(40, 50)) });
+    const quiet = sample("cache", { cap: CAP, inUse: 2, available: 2, acquired: 40, released: 40, holdMs: summaryOf(...many(40, 50)) });
+    for (let s = 1; s <= 120; s++) {
+      clock = T0 + s * 1000;
+      expect(session.handle("samples", { seq: s, t: clock, intervalMs: 1000, items: [quiet, starved] }).ok).toBe(true);
+    }
+    expect(core.engine.activeAlerts().map((a) => [a.rule, a.semaphore])).toEqual([["starvation", "db"]]);
+    expect(new Set(diagnosed)).toEqual(new Set(["shop/web-1/db"]));
+    // Raised ~5 s in: diagnosed then, every 5 s to a minute of age, then every 10-ish s.
+    expect(diagnosed.length).toBeGreaterThanOrEqual(14);
+    expect(diagnosed.length).toBeLessThanOrEqual(20);
+  });
 });
