@@ -238,7 +238,10 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
 
   if (rose && loadRose && healthyDrain !== null && inc.released < 0.8 * healthyDrain) {
     numbers.maxThroughputPerSec = r1(inc.released);
-    return verdict(inc, base, numbers, 
+    return verdict(
+      inc,
+      base,
+      numbers,
       "rate_limit_needed",
       "A rate problem a semaphore cannot solve: use a rate limiter",
       `Arrivals rose ${numbers.arrivalsRatio}× (${fmtRate(baseArrivals ?? 0)} → ${fmtRate(arrivals)}) and holds grew with them ` +
@@ -250,7 +253,10 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
     );
   }
   if (rose) {
-    return verdict(inc, base, numbers, 
+    return verdict(
+      inc,
+      base,
+      numbers,
       "slow_downstream",
       "Slow downstream: holds got longer, N is not the problem",
       `Holds take ${fmtMs(inc.holdMs)}, ${numbers.holdRatio}× the healthy ${fmtMs(baselineHold ?? 0)}` +
@@ -264,7 +270,10 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
     const hold = baselineHold ?? inc.holdMs;
     const needed = Math.max(inc.cap + 1, Math.ceil(((arrivals * hold) / 1000) * N_HEADROOM));
     numbers.neededN = needed;
-    return verdict(inc, base, numbers, 
+    return verdict(
+      inc,
+      base,
+      numbers,
       "cap_too_tight",
       `N is too tight for the arrival rate: raise it to about ${needed}`,
       `Holds are flat at ${fmtMs(inc.holdMs)}` +
@@ -275,7 +284,10 @@ export function diagnose(s: DiagnosisSeries): Diagnosis | null {
       `Raise N to about ${needed}, if the downstream can take that many at once (check its own limit first).`,
     );
   }
-  return verdict(inc, base, numbers, 
+  return verdict(
+      inc,
+      base,
+      numbers,
     "inconclusive",
     "No clear cause in the numbers",
     `Holds ${fmtMs(inc.holdMs)}${holdRatio !== null ? ` (${numbers.holdRatio}× healthy)` : ""}, ${r1(utilization * 100)}% of N in use, ` +
