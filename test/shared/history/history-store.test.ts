@@ -328,7 +328,7 @@ describe("HistoryStore memory and the garbage collector", () => {
   function fill(mode: "long-lived" | "plain") {
     const run = spawnSync(process.execPath, ["--import", "tsx", "test/fixtures/history-gc.ts", mode, "25000"], { encoding: "utf8" });
     expect(run.status, run.stderr).toBe(0);
-    return JSON.parse(run.stdout) as { majors: number; bytes: number; held: number };
+    return JSON.parse(run.stdout) as { majors: number; bytes: number; held: number; external: number };
   }
 
   // A live hub's rings fill for 15 minutes, and V8 marked its whole heap for every 64 MB of them
@@ -339,8 +339,13 @@ describe("HistoryStore memory and the garbage collector", () => {
     expect(lasting.held).toBe(25_000);
     expect(lasting.bytes).toBe(plain.bytes);
     expect(lasting.bytes).toBeGreaterThan(200 * 2 ** 20);
-    // The same JS objects either way, so the same collections for them; plain memory adds one
-    // for each 64 MB.
-    expect(plain.majors - lasting.majors).toBeGreaterThanOrEqual(3);
+    // What V8 weighs when it decides to mark: every byte of plain slabs counts as the isolate's
+    // external memory, and it starts a mark-compact for each 64 MB of it; shared slabs do not.
+    // (Both also count each history's open minute, a Float64Array of its own.)
+    expect(plain.external - lasting.external).toBeGreaterThanOrEqual(0.95 * plain.bytes);
+    // So fewer collections. (The same JS objects either way, and the collections for those vary
+    // with the machine's load: by one or two here and there, never by the three or four plain
+    // memory adds.)
+    expect(plain.majors).toBeGreaterThan(lasting.majors);
   });
 });
