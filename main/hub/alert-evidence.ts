@@ -5,7 +5,7 @@
 // change. Nothing here runs unless an alert is raised or active: with none, a sample costs one
 // map-size check.
 import { RULE_BIT, type AlertChange, type AlertEngine } from "../../shared/alerts/index.js";
-import { diagnose, DIAGNOSIS_MAX_ROWS, type Diagnosis } from "../../shared/diagnosis/index.js";
+import { diagnoseAnchored, resumeDiagnosis, type Diagnosis, type DiagnosisAnchor } from "../../shared/diagnosis/index.js";
 import { WindowScratch, type HistoryStore } from "../../shared/history/index.js";
 import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../shared/protocol/index.js";
 
@@ -23,8 +23,8 @@ export const DIAGNOSIS_HISTORY_MS = 180_000;
 export const DIAGNOSIS_REFRESH_MS = 5_000;
 /**
  * ...and then less often as it lasts, down to this (see diagnosisRefreshMs). A long incident's
- * verdict seldom turns, and each refresh reads 3 minutes of 1 s history: a hub with thousands of
- * convoys (a wide incident) spent ~1 µs of every sample it stored refreshing them every 5 s.
+ * verdict seldom turns, and when each refresh read 3 minutes of 1 s history, a hub with thousands
+ * of convoys (a wide incident) spent ~1 µs of every sample it stored refreshing them every 5 s.
  */
 export const DIAGNOSIS_REFRESH_MAX_MS = 30_000;
 /**
@@ -54,6 +54,8 @@ interface Watched {
   /** The verdict last annotated (cause and headline), and when. */
   verdict: string;
   sentT: number;
+  /** Where the last diagnosis left off: the next reads only the rows since, while the busy run lasts. */
+  anchor: DiagnosisAnchor | null;
 }
 
 export class AlertEvidence {
@@ -76,7 +78,7 @@ export class AlertEvidence {
       const a = c.alert;
       if (!DIAGNOSED_RULES.has(a.rule)) continue;
       if (c.kind === "raised") {
-        const w: Watched = { alertId: a.id, raisedAt: a.raisedAt, lastT: a.raisedAt, verdict: "", sentT: -Infinity };
+        const w: Watched = { alertId: a.id, raisedAt: a.raisedAt, lastT: a.raisedAt, verdict: "", sentT: -Infinity, anchor: null };
         const list = this.watched.get(a.key);
         if (list === undefined) this.watched.set(a.key, [w]);
         else list.push(w);
@@ -111,12 +113,27 @@ export class AlertEvidence {
     return this.watched.size !== 0;
   }
 
-  /** The diagnosis of `key` as of sample time `t` (null without history). */
-  diagnosis(key: string, t: number): Diagnosis | null {
+  /**
+   * The diagnosis of `key` as of sample time `t` (null without history). With the `watched` alert it
+   * is for, resumed where that alert's last one left off: while the busy run goes on, only the
+   * rows since are read (about 20 at a 5 s refresh, where a full read is up to 180), and the
+   * baseline from before the run is kept.
+   */
+  diagnosis(key: string, t: number, watched?: Watched): Diagnosis | null {
     const h = this.history.get(key);
     if (h === undefined) return null;
-    // Only the rows diagnose() can use: a long incident's three minutes hold ~45 more.
-    return diagnose(this.rows.read(h.reader("1s"), t - DIAGNOSIS_HISTORY_MS, t, DIAGNOSIS_MAX_ROWS));
+    const reader = h.reader("1s");
+    const anchor = watched?.anchor;
+    if (anchor != null) {
+      const resumed = resumeDiagnosis(this.rows.read(reader, anchor.incidentFromT, t), anchor);
+      if (resumed !== undefined) {
+        watched!.anchor = resumed.anchor;
+        return resumed.diagnosis;
+      }
+    }
+    const d = diagnoseAnchored(this.rows.read(reader, t - DIAGNOSIS_HISTORY_MS, t));
+    if (watched !== undefined) watched.anchor = d?.anchor ?? null;
+    return d?.diagnosis ?? null;
   }
 
   /**
@@ -151,7 +168,7 @@ export class AlertEvidence {
 
   private refresh(key: string, w: Watched, t: number): AlertChange[] {
     w.lastT = t;
-    const d = this.diagnosis(key, t);
+    const d = this.diagnosis(key, t, w);
     if (d === null) return [];
     const verdict = `${d.cause}\u0000${d.headline}`;
     if (verdict === w.verdict && t - w.sentT < DIAGNOSIS_RESEND_MS) return [];

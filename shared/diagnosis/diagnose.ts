@@ -87,15 +87,11 @@ const FULL = 0.9;
 const MIN_BASELINE_ROWS = 3;
 /** The incident reads at most this many of the last rows (what the alert window saw, and a bit). */
 const MAX_INCIDENT_ROWS = 15;
-/** The baseline reads at most this many rows, those just before the incident. */
+/** The baseline reads at most this many rows, those just before the busy run began. */
 const MAX_BASELINE_ROWS = 120;
-/**
- * Rows diagnose() reads at most, the newest: a series of more gives the same diagnosis as its
- * newest this many. (The incident starts at most MAX_INCIDENT_ROWS from the end.)
- */
-export const DIAGNOSIS_MAX_ROWS = MAX_INCIDENT_ROWS + MAX_BASELINE_ROWS;
 
-interface Stats {
+/** Sums over a stretch of rows (the incident, the baseline); kept in a DiagnosisAnchor for the baseline. */
+export interface RowStats {
   rows: number;
   from: number;
   to: number;
@@ -109,7 +105,7 @@ interface Stats {
   waitP99: number;
 }
 
-function stats(s: DiagnosisSeries, from: number, to: number): Stats {
+function stats(s: DiagnosisSeries, from: number, to: number): RowStats {
   let rows = 0;
   let inUse = 0;
   let waiters = 0;
@@ -157,24 +153,45 @@ function stats(s: DiagnosisSeries, from: number, to: number): Stats {
 }
 
 /**
- * Where the incident began: walking back from the last row, the run of rows that were busy
- * (a queue, or nearly every permit in use). The rows before it are the baseline.
+ * Where the incident began: walking back from the last row, the run of rows that were busy (a
+ * queue, or nearly every permit in use), however long. The rows before it are the baseline: how
+ * the semaphore did before the run, not the run's own older rows (judged against those, a slow
+ * downstream lasting two minutes looked healthy, and was called a too-tight N). `end` when the
+ * last row is not busy.
  */
-function incidentStart(s: DiagnosisSeries, end: number): number {
-  // Only the latest stretch speaks for now: a long incident is judged on its last rows, so the
-  // walk back stops there.
-  const floor = Math.max(0, end - MAX_INCIDENT_ROWS);
+function runStart(s: DiagnosisSeries, end: number): number {
   let i = end;
-  while (i > floor) {
-    const j = i - 1;
-    const busy = s.waiters[j] > 0 || (s.cap[j] > 0 && s.inUse[j] >= FULL * s.cap[j]);
-    if (!busy) break;
-    i = j;
-  }
+  while (i > 0 && busy(s, i - 1)) i--;
   return i;
 }
 
-function verdict(inc: Stats, base: Stats | null, numbers: DiagnosisNumbers, cause: DiagnosisCause, headline: string, detail: string, fix: string): Diagnosis {
+function busy(s: DiagnosisSeries, i: number): boolean {
+  return s.waiters[i] > 0 || (s.cap[i] > 0 && s.inUse[i] >= FULL * s.cap[i]);
+}
+
+/**
+ * What a diagnosis keeps so that the next one of the same semaphore, while its busy run lasts,
+ * reads only the rows since (resumeDiagnosis): the run's baseline is computed once, from the rows
+ * before the run, and kept however long the run lasts.
+ */
+export interface DiagnosisAnchor {
+  /** t of the run's first row (of the first row read, when the run reached back past the rows read). */
+  readonly runFromT: number;
+  /** t of the first row the incident's numbers came from: a resumed read starts there. */
+  readonly incidentFromT: number;
+  /** t of the last row read: the run was busy through it. */
+  readonly checkedT: number;
+  /** The rows before the run, summed; null when there were too few (or none were read). */
+  readonly baseline: RowStats | null;
+}
+
+export interface AnchoredDiagnosis {
+  readonly diagnosis: Diagnosis;
+  /** Null when the last row was not busy: there is no run to resume. */
+  readonly anchor: DiagnosisAnchor | null;
+}
+
+function verdict(inc: RowStats, base: RowStats | null, numbers: DiagnosisNumbers, cause: DiagnosisCause, headline: string, detail: string, fix: string): Diagnosis {
   return {
     cause,
     headline,
@@ -195,15 +212,52 @@ const fmtMs = (v: number): string => (v >= 1000 ? `${r1(v / 1000)} s` : `${v >= 
  * null when there is nothing to read (no rows).
  */
 export function diagnose(s: DiagnosisSeries): Diagnosis | null {
+  return diagnoseAnchored(s)?.diagnosis ?? null;
+}
+
+/** diagnose(), with the anchor a later diagnosis of the same semaphore can resume from. */
+export function diagnoseAnchored(s: DiagnosisSeries): AnchoredDiagnosis | null {
   const end = s.length;
   if (end === 0) return null;
-  const start = incidentStart(s, end);
-  // A semaphore busy for the whole history has no "before": judge the first rows as the best known.
-  const busyAll = start === 0 || start === end;
-  const inc = stats(s, busyAll ? Math.max(0, end - MAX_INCIDENT_ROWS) : start, end);
-  const baseEnd = busyAll ? 0 : start;
-  const base = baseEnd >= MIN_BASELINE_ROWS ? stats(s, Math.max(0, baseEnd - MAX_BASELINE_ROWS), baseEnd) : null;
+  const start = runStart(s, end);
+  // A semaphore busy for the whole history has no "before", and one not busy now no run.
+  const base = start === 0 || start === end || start < MIN_BASELINE_ROWS ? null : stats(s, Math.max(0, start - MAX_BASELINE_ROWS), start);
+  return judgeRun(s, start === end ? 0 : start, base, start === end ? null : s.t[start]);
+}
 
+/**
+ * The diagnosis diagnose() would give of the whole history, from `s`, the newest rows of it (at
+ * least those from `anchor.incidentFromT` on), and the anchor of an earlier diagnosis of the same
+ * history: the same, number for number, while every row since that one is busy (the run goes on).
+ * Undefined when it cannot tell (a row since was not busy, or `s` starts after the rows it needs):
+ * diagnose the full rows again then.
+ */
+export function resumeDiagnosis(s: DiagnosisSeries, anchor: DiagnosisAnchor): AnchoredDiagnosis | undefined {
+  const end = s.length;
+  if (end === 0 || s.t[0] > anchor.incidentFromT) return undefined;
+  let start = end;
+  while (start > 0 && s.t[start - 1] > anchor.checkedT) {
+    if (!busy(s, start - 1)) return undefined;
+    start--;
+  }
+  while (start > 0 && s.t[start - 1] >= anchor.runFromT) start--;
+  // The run goes on, so it starts where it did, whether or not `s` reaches back that far.
+  return judgeRun(s, start, anchor.baseline, anchor.runFromT);
+}
+
+/**
+ * The verdict on the rows from `start` to the end (their last MAX_INCIDENT_ROWS) against `base`;
+ * `runFromT`: the busy run's first row (null: the last row is not busy, no run).
+ */
+function judgeRun(s: DiagnosisSeries, start: number, base: RowStats | null, runFromT: number | null): AnchoredDiagnosis {
+  const end = s.length;
+  const incFrom = Math.max(start, end - MAX_INCIDENT_ROWS);
+  const inc = stats(s, incFrom, end);
+  const anchor = runFromT === null ? null : { runFromT, incidentFromT: s.t[incFrom], checkedT: s.t[end - 1], baseline: base };
+  return { diagnosis: judge(inc, base), anchor };
+}
+
+function judge(inc: RowStats, base: RowStats | null): Diagnosis {
   const arrivals = Math.max(0, inc.attempts + Math.max(0, inc.growthPerSec));
   const baselineHold = base !== null && base.holdMs > 0 ? base.holdMs : null;
   const holdRatio = baselineHold !== null && inc.holdMs > 0 ? inc.holdMs / baselineHold : null;

@@ -43,9 +43,9 @@ describe("diagnosis refresh", () => {
     expect(session.handle("register", { semaphores: [info("db", { cap: CAP })] }).ok).toBe(true);
     const diagnosedAt: number[] = [];
     const diagnosis = core.evidence.diagnosis.bind(core.evidence);
-    vi.spyOn(core.evidence, "diagnosis").mockImplementation((key, t) => {
+    vi.spyOn(core.evidence, "diagnosis").mockImplementation((key, t, watched) => {
       diagnosedAt.push(t);
-      return diagnosis(key, t);
+      return diagnosis(key, t, watched);
     });
     const headlineAt = new Map<number, string>();
     let convoyAlert: Alert | undefined;
@@ -86,9 +86,9 @@ describe("diagnosis refresh", () => {
     expect(session.handle("register", { semaphores: [info("db", { cap: CAP }), info("cache", { cap: CAP })] }).ok).toBe(true);
     const diagnosed: string[] = [];
     const diagnosis = core.evidence.diagnosis.bind(core.evidence);
-    vi.spyOn(core.evidence, "diagnosis").mockImplementation((key, t) => {
+    vi.spyOn(core.evidence, "diagnosis").mockImplementation((key, t, watched) => {
       diagnosed.push(key);
-      return diagnosis(key, t);
+      return diagnosis(key, t, watched);
     });
     // "db": a waiter passed over for 20 s while permits come and go (not full: no convoy);
     // "cache": busy and quiet, no alert.

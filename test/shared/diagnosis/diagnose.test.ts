@@ -3,8 +3,9 @@
 // the convoy alert's diagnosis must name the cause the simulation built in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { DIAGNOSIS_HISTORY_MS } from "../../../main/hub/alert-evidence.js";
 import { replayLines } from "../../../main/hub/replay.js";
-import { diagnose, DIAGNOSIS_MAX_ROWS, type Diagnosis, type DiagnosisSeries } from "../../../shared/diagnosis/index.js";
+import { diagnose, diagnoseAnchored, resumeDiagnosis, type AnchoredDiagnosis, type Diagnosis, type DiagnosisSeries } from "../../../shared/diagnosis/index.js";
 import type { Alert, SemaphoreInfo } from "../../../shared/protocol/types.js";
 import { makeHello, makeInfo } from "../../fixtures/protocol.js";
 import { drawParams, simulate, type Scenario, type SimOutput } from "./simulate.js";
@@ -23,6 +24,30 @@ export function recordingOf(sim: SimOutput): string[] {
     ...sim.samples.map((s, seq) => ({ r: s.t, k: "samples", a: "a1", p: { seq, t: s.t, intervalMs: 1000, items: [s.sample] } })),
   ];
   return lines.map((l) => JSON.stringify(l));
+}
+
+/** The simulated samples as the 1 s history holds them. */
+function seriesOf(sim: SimOutput): DiagnosisSeries {
+  const col = (f: (x: SimOutput["samples"][number]["sample"]) => number) => sim.samples.map((x) => f(x.sample));
+  return {
+    length: sim.samples.length,
+    t: sim.samples.map((x) => x.t),
+    intervalMs: sim.samples.map(() => 1000),
+    cap: col((x) => x.cap),
+    inUse: col((x) => x.inUse),
+    waiters: col((x) => x.waiters),
+    acquiredPerSec: col((x) => x.acquired),
+    releasedPerSec: col((x) => x.released),
+    timeoutsPerSec: col((x) => x.timeouts),
+    rejectionsPerSec: col((x) => x.rejections),
+    abortsPerSec: col((x) => x.aborts),
+    holdCount: col((x) => x.holdMs.count),
+    holdP50: col((x) => x.holdMs.p50),
+    holdP90: col((x) => x.holdMs.p90),
+    holdP99: col((x) => x.holdMs.p99),
+    waitCount: col((x) => x.waitMs.count),
+    waitP99: col((x) => x.waitMs.p99),
+  };
 }
 
 function convoyDiagnosis(sim: SimOutput): { alert: Alert; diagnosis: Diagnosis } {
@@ -78,7 +103,7 @@ describe("diagnose()", () => {
     expect(diagnose(stuck)?.cause).toBe("inconclusive");
   });
 
-  it("reads no more than the newest DIAGNOSIS_MAX_ROWS rows: the hub reads only those", () => {
+  it("resumed from its anchor on the newest rows alone, gives the diagnosis of the whole history: the hub reads only those", () => {
     // Rows busy (a queue, or every permit in use) or not, in runs, so that incidents of every
     // length end anywhere, and the baseline before them varies too.
     const row = fc.record({
@@ -90,17 +115,22 @@ describe("diagnose()", () => {
       spread: fc.double({ min: 1, max: 4, noNaN: true }),
       waitP99: fc.integer({ min: 0, max: 5000 }),
     });
+    // Where diagnoses are made (rows so far), and how far before the row a resumed read must
+    // start at each the read starts (0: there; more: earlier rows too; negative: too late).
+    const refresh = fc.record({ gap: fc.integer({ min: 1, max: 40 }), slack: fc.integer({ min: -2, max: 20 }) });
     fc.assert(
-      fc.property(fc.array(row, { minLength: 1, maxLength: 12 }), (runs) => {
+      fc.property(fc.array(row, { minLength: 1, maxLength: 12 }), fc.array(refresh, { minLength: 1, maxLength: 30 }), (runs, refreshes) => {
         const cols: Record<keyof Omit<DiagnosisSeries, "length">, number[]> = {
           t: [], cap: [], inUse: [], waiters: [], acquiredPerSec: [], releasedPerSec: [], timeoutsPerSec: [], rejectionsPerSec: [], abortsPerSec: [],
           intervalMs: [], holdCount: [], holdP50: [], holdP90: [], holdP99: [], waitCount: [], waitP99: [],
         };
+        const busyRow: boolean[] = [];
         let t = 0;
         for (const r of runs) {
           for (let i = 0; i < r.run; i++) {
             t += 1000;
             const push = (k: keyof typeof cols, v: number) => cols[k].push(v);
+            busyRow.push(r.busy);
             push("t", t);
             push("intervalMs", 1000);
             push("cap", r.cap);
@@ -119,15 +149,57 @@ describe("diagnose()", () => {
             push("waitP99", r.busy ? r.waitP99 + i : 0);
           }
         }
-        const n = cols.t.length;
-        const newest = (from: number): DiagnosisSeries => {
-          const cut = Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.slice(from)])) as unknown as Omit<DiagnosisSeries, "length">;
-          return { ...cut, length: n - from };
+        const rows = (from: number, to: number): DiagnosisSeries => {
+          const cut = Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, v.slice(from, to)])) as unknown as Omit<DiagnosisSeries, "length">;
+          return { ...cut, length: to - from };
         };
-        expect(diagnose(newest(Math.max(0, n - DIAGNOSIS_MAX_ROWS)))).toEqual(diagnose(newest(0)));
+        let last: AnchoredDiagnosis | null = null;
+        let end = 0;
+        for (const { gap, slack } of refreshes) {
+          end = Math.min(cols.t.length, end + gap);
+          const whole = diagnoseAnchored(rows(0, end));
+          const anchor = last?.anchor;
+          if (anchor != null) {
+            const at = cols.t.indexOf(anchor.incidentFromT);
+            const from = Math.max(0, Math.min(end - 1, at - slack));
+            const resumed = resumeDiagnosis(rows(from, end), anchor);
+            // It resumes whenever it can: the read reaches the incident's first row, and every row
+            // since the last one checked is busy.
+            const since = busyRow.slice(cols.t.indexOf(anchor.checkedT) + 1, end);
+            expect(resumed !== undefined).toBe(from <= at && since.every(Boolean));
+            if (resumed !== undefined) expect(resumed).toEqual(whole);
+            last = resumed ?? whole;
+          } else {
+            last = whole;
+          }
+          expect(last?.diagnosis ?? null).toEqual(diagnose(rows(0, end)));
+        }
       }),
       { numRuns: 400 },
     );
+  });
+
+  it("judges a lasting incident against the rows before it began, not against its own older rows", () => {
+    // Long after the change: the busy run's older rows are the incident too. Judged against them,
+    // a slow downstream looked healthy after two minutes and was called a too-tight N, and a rate
+    // ceiling after one.
+    for (const scenario of ["slow", "rate", "tight"] as const) {
+      for (const seed of [1, 2, 3]) {
+        const params = { ...drawParams(scenario, seed), durationMs: 60_000 + 320_000 };
+        const sim = simulate(params, seed);
+        const replay = replayLines(recordingOf(sim));
+        const convoy = replay.alerts.find((a) => a.rule === "convoy") as Alert;
+        expect(convoy.resolvedAt, `${scenario} ${seed}: the convoy lasts`).toBeNull();
+        const d = convoy.evidence?.diagnosis as Diagnosis;
+        // The latest diagnosis, made when the run began longer ago than the three minutes a first one reads.
+        expect(d.incident.to).toBeGreaterThan(sim.t0 + params.changeAt + DIAGNOSIS_HISTORY_MS + 30_000);
+        expect(d.cause, `${scenario} ${seed}`).toBe({ slow: "slow_downstream", rate: "rate_limit_needed", tight: "cap_too_tight" }[scenario]);
+        // The baseline ends where the run began: before the change.
+        expect(d.baseline?.to).toBeLessThanOrEqual(sim.t0 + params.changeAt + 5000);
+        // And diagnose() of the whole history says the same: it is what the hub's refreshes resume.
+        expect(diagnose(seriesOf(sim))?.cause, `${scenario} ${seed}, the whole history`).toBe(d.cause);
+      }
+    }
   });
 
   it("follows the alert while it is active: a later update still carries a diagnosis of the same cause", () => {
