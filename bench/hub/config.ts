@@ -10,6 +10,13 @@ export interface HubBenchConfig {
   readonly intervalMs: number;
   /** Per server run: connecting and warming up, then the measured window. */
   readonly warmupMs: number;
+  /**
+   * The bare server's warm-up: it stores nothing, so after its code is warm a longer one measures
+   * the same thing later. At most warmupMs (10 s unless set): a hub measured 12 minutes in then has
+   * its baseline measured a minute after its own window, not 13 minutes apart on a machine whose
+   * speed drifts by more than that (bare 10.5–14.5 µs a sample in late windows on record).
+   */
+  readonly bareWarmupMs: number;
   readonly measureMs: number;
   /** Server runs in ABBA order (hub, bare, bare, hub, ...), so slow drift on a shared machine falls on both. */
   readonly rounds: number;
@@ -33,13 +40,15 @@ function positiveInt(name: string, fallback: number): number {
 
 export function loadConfig(): HubBenchConfig {
   const quick = process.env.BENCH_QUICK === "1";
+  const warmupMs = positiveInt("BENCH_WARMUP_MS", quick ? 2000 : 10_000);
   return {
     quick,
     agents: positiveInt("BENCH_AGENTS", quick ? 40 : 1000),
     simulators: positiveInt("BENCH_SIMULATORS", quick ? 2 : 4),
     semaphoresPerAgent: positiveInt("BENCH_SEMAPHORES", 10),
     intervalMs: positiveInt("BENCH_INTERVAL_MS", 1000),
-    warmupMs: positiveInt("BENCH_WARMUP_MS", quick ? 2000 : 10_000),
+    warmupMs,
+    bareWarmupMs: positiveInt("BENCH_BARE_WARMUP_MS", Math.min(warmupMs, quick ? 2000 : 10_000)),
     measureMs: positiveInt("BENCH_MEASURE_MS", quick ? 4000 : 40_000),
     rounds: positiveInt("BENCH_ROUNDS", quick ? 1 : 2),
     fairFloodMs: process.env.BENCH_FAIR_FLOOD_MS === "0" ? 0 : positiveInt("BENCH_FAIR_FLOOD_MS", quick ? 5000 : 20_000),

@@ -61,7 +61,7 @@ export function environmentLine(config: HubBenchConfig): string {
   return (
     `node ${process.version} ${process.platform}/${process.arch}, ${cpus.length} CPU x ${cpus[0]?.model.trim() ?? "?"}; ` +
     `${config.agents} agents x ${config.semaphoresPerAgent} semaphores at ${config.intervalMs} ms from ${config.simulators} simulator processes; ` +
-    `${config.rounds} ABBA round(s) of ${config.warmupMs / 1000} s warm-up + ${config.measureMs / 1000} s measured per server` +
+    `${config.rounds} ABBA round(s) of ${config.warmupMs / 1000} s warm-up (bare ${config.bareWarmupMs / 1000} s) + ${config.measureMs / 1000} s measured per server` +
     `${config.quick ? "; QUICK smoke run (do not quote these numbers)" : ""}; load average ${os.loadavg()[0]!.toFixed(2)}`
   );
 }

@@ -41,7 +41,7 @@ async function runOnce(kind: "hub" | "bare", round: number, hourToo: boolean): P
   const t0 = performance.now();
   const ready = await Promise.all(sims.map((s) => s.next("ready", 180_000)));
   log(`  ${kind} #${round + 1}: ${ready.reduce((n, r) => n + r.connected, 0)} agents connected in ${((performance.now() - t0) / 1000).toFixed(1)} s; warming up`);
-  await sleep(config.warmupMs);
+  await sleep(kind === "bare" ? config.bareWarmupMs : config.warmupMs);
   server.send("mark");
   for (const s of sims) s.send("mark");
   await sleep(config.measureMs);
