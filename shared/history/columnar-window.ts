@@ -149,17 +149,15 @@ export function readWindow(reader: TierReader, fromT: number, toT: number): Colu
 /**
  * readWindow() into the window `storage(n)` returns for its n rows (columns at least n long: a
  * caller may hand the same one back each time, see WindowScratch); sets its tier, length and
- * partialLast. `maxRows`: only the newest that many rows of the range.
+ * partialLast.
  */
 export function readWindowInto(
   reader: TierReader,
   fromT: number,
   toT: number,
   storage: (rows: number) => MutableWindow<ColumnarWindow>,
-  maxRows = Infinity,
 ): ColumnarWindow {
-  const [first, hi] = fromT <= toT ? reader.range(fromT, toT) : [0, 0];
-  const lo = Math.max(first, hi - maxRows);
+  const [lo, hi] = fromT <= toT ? reader.range(fromT, toT) : [0, 0];
   const n = hi - lo;
   const win = storage(n);
   win.tier = reader.tier;

@@ -13,10 +13,10 @@ export class WindowScratch {
   /**
    * The rows of `reader` with fromT ≤ t ≤ toT, as readWindow() gives them, written into storage
    * reused from call to call. Valid until the next read through this scratch; its columns may be
-   * longer than `length`: read rows below `length` only. `maxRows`: only the newest that many.
+   * longer than `length`: read rows below `length` only.
    */
-  read(reader: TierReader, fromT: number, toT: number, maxRows = Infinity): ColumnarWindow {
-    return readWindowInto(reader, fromT, toT, (n) => this.storage(reader, n), maxRows);
+  read(reader: TierReader, fromT: number, toT: number): ColumnarWindow {
+    return readWindowInto(reader, fromT, toT, (n) => this.storage(reader, n));
   }
 
   private storage(reader: TierReader, n: number): MutableWindow<ColumnarWindow> {
