@@ -45,7 +45,8 @@ const VALUES = [
 const STRIDE = VALUES.length;
 type ValueName = (typeof VALUES)[number];
 const AT = Object.fromEntries(VALUES.map((name, i) => [name, i])) as Record<ValueName, number>;
-// Each value's index in a row, as plain numbers for the loops that read rows.
+// Each value's index in a row, as plain numbers, for what writes a row (append) and reads rows
+// (writeRows): both follow VALUES whatever its order.
 const { intervalMs: INTERVAL, cap: CAP, inUse: IN_USE, available: AVAILABLE, waiters: WAITERS, oldestWaitMs: OLDEST_WAIT, longestHoldMs: LONGEST_HOLD } = AT;
 const { acquired: ACQUIRED, released: RELEASED, timeouts: TIMEOUTS, rejections: REJECTIONS, aborts: ABORTS, doubleReleases: DOUBLE_RELEASES, leaseExpiries: LEASE_EXPIRIES } = AT;
 const { waitCount: WAIT_COUNT, waitP50: WAIT_P50, waitP90: WAIT_P90, waitP99: WAIT_P99, waitMax: WAIT_MAX } = AT;
@@ -89,33 +90,32 @@ export class SecondTier implements TierReader {
     c.t[p] = t;
     const v = c.v;
     const o = p * STRIDE;
-    // VALUES order.
-    v[o] = intervalMs;
-    v[o + 1] = s.cap;
-    v[o + 2] = s.inUse;
-    v[o + 3] = s.available;
-    v[o + 4] = s.waiters;
-    v[o + 5] = s.oldestWaitMs;
-    v[o + 6] = s.longestHoldMs;
-    v[o + 7] = s.acquired;
-    v[o + 8] = s.released;
-    v[o + 9] = s.timeouts;
-    v[o + 10] = s.rejections;
-    v[o + 11] = s.aborts;
-    v[o + 12] = s.doubleReleases;
-    v[o + 13] = s.leaseExpiries;
+    v[o + INTERVAL] = intervalMs;
+    v[o + CAP] = s.cap;
+    v[o + IN_USE] = s.inUse;
+    v[o + AVAILABLE] = s.available;
+    v[o + WAITERS] = s.waiters;
+    v[o + OLDEST_WAIT] = s.oldestWaitMs;
+    v[o + LONGEST_HOLD] = s.longestHoldMs;
+    v[o + ACQUIRED] = s.acquired;
+    v[o + RELEASED] = s.released;
+    v[o + TIMEOUTS] = s.timeouts;
+    v[o + REJECTIONS] = s.rejections;
+    v[o + ABORTS] = s.aborts;
+    v[o + DOUBLE_RELEASES] = s.doubleReleases;
+    v[o + LEASE_EXPIRIES] = s.leaseExpiries;
     const w = s.waitMs;
-    v[o + 14] = w.count;
-    v[o + 15] = w.p50;
-    v[o + 16] = w.p90;
-    v[o + 17] = w.p99;
-    v[o + 18] = w.max;
+    v[o + WAIT_COUNT] = w.count;
+    v[o + WAIT_P50] = w.p50;
+    v[o + WAIT_P90] = w.p90;
+    v[o + WAIT_P99] = w.p99;
+    v[o + WAIT_MAX] = w.max;
     const h = s.holdMs;
-    v[o + 19] = h.count;
-    v[o + 20] = h.p50;
-    v[o + 21] = h.p90;
-    v[o + 22] = h.p99;
-    v[o + 23] = h.max;
+    v[o + HOLD_COUNT] = h.count;
+    v[o + HOLD_P50] = h.p50;
+    v[o + HOLD_P90] = h.p90;
+    v[o + HOLD_P99] = h.p99;
+    v[o + HOLD_MAX] = h.max;
     const hb = this.histBytes;
     packSparse(w.hist, c.hists, this.histAt(p, "wait"), hb);
     packSparse(h.hist, c.hists, this.histAt(p, "hold"), hb);
@@ -150,9 +150,9 @@ export class SecondTier implements TierReader {
   }
 
   writeRows(lo: number, n: number, win: MutableWindow<ColumnarWindow>): void {
-    // Every column named once, outside the loop, and rows read a chunk at a time: a diagnosis
-    // reads 135 rows of an alerted semaphore every 5–30 s, and by name per row, with the row
-    // located each time, a warm read cost ~70 ns a row.
+    // Every column named once, outside the loop, and rows read a chunk at a time: diagnoses read
+    // an alerted semaphore's rows every 5–30 s (up to 180 when an incident begins), and by name
+    // per row, with the row located each time, a warm read cost ~70 ns a row.
     const { t: wt, intervalMs: wInterval, cap, inUse, inUseMax, available, waiters, waitersMax, oldestWaitMs, longestHoldMs } = win;
     const { acquiredPerSec, releasedPerSec, timeoutsPerSec, rejectionsPerSec, abortsPerSec, doubleReleasesPerSec, leaseExpiriesPerSec } = win;
     const { waitCount, waitP50, waitP90, waitP99, waitMax, holdCount, holdP50, holdP90, holdP99, holdMax } = win;
