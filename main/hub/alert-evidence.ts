@@ -123,11 +123,10 @@ export class AlertEvidence {
     const h = this.history.get(key);
     if (h === undefined) return null;
     const reader = h.reader("1s");
-    const anchor = watched?.anchor;
-    if (anchor != null) {
-      const resumed = resumeDiagnosis(this.rows.read(reader, anchor.incidentFromT, t), anchor);
+    if (watched?.anchor != null) {
+      const resumed = resumeDiagnosis(this.rows.read(reader, watched.anchor.incidentFromT, t), watched.anchor);
       if (resumed !== undefined) {
-        watched!.anchor = resumed.anchor;
+        watched.anchor = resumed.anchor;
         return resumed.diagnosis;
       }
     }

@@ -220,8 +220,9 @@ export function diagnoseAnchored(s: DiagnosisSeries): AnchoredDiagnosis | null {
   const end = s.length;
   if (end === 0) return null;
   const start = runStart(s, end);
-  // A semaphore busy for the whole history has no "before", and one not busy now no run.
-  const base = start === 0 || start === end || start < MIN_BASELINE_ROWS ? null : stats(s, Math.max(0, start - MAX_BASELINE_ROWS), start);
+  // A semaphore busy for the whole history (or all but a few rows) has no "before", and one not
+  // busy now no run.
+  const base = start === end || start < MIN_BASELINE_ROWS ? null : stats(s, Math.max(0, start - MAX_BASELINE_ROWS), start);
   return judgeRun(s, start === end ? 0 : start, base, start === end ? null : s.t[start]);
 }
 
@@ -339,9 +340,9 @@ function judge(inc: RowStats, base: RowStats | null): Diagnosis {
     );
   }
   return verdict(
-      inc,
-      base,
-      numbers,
+    inc,
+    base,
+    numbers,
     "inconclusive",
     "No clear cause in the numbers",
     `Holds ${fmtMs(inc.holdMs)}${holdRatio !== null ? ` (${numbers.holdRatio}× healthy)` : ""}, ${r1(utilization * 100)}% of N in use, ` +
