@@ -67,6 +67,15 @@ interface Group {
   readonly keys: Set<string>;
 }
 
+/**
+ * A semaphore's state as a caller about to apply its sample may touch it: warm() reads what
+ * samples() will (SemaphoreTracker.warm), changing nothing. Stale once `retired`: look it up again.
+ */
+export interface WarmHandle {
+  warm(): number;
+  readonly retired: boolean;
+}
+
 export class AlertEngine {
   private readonly book: AlertBook;
   private th: AlertThresholds;
@@ -160,7 +169,7 @@ export class AlertEngine {
    * semaphore once that item is applied (0 when the agent is unknown): the hub reads there which
    * semaphores have a diagnosed alert to refresh, without a lookup per sample.
    */
-  samples(agentId: string, batch: SamplesBatch, now: number, activeRules?: Uint8Array): AlertChange[] {
+  samples(agentId: string, batch: SamplesBatch, now: number, activeRules?: Uint8Array, known?: readonly (WarmHandle | undefined)[]): AlertChange[] {
     const a = this.agentsById.get(agentId);
     if (a === undefined) {
       activeRules?.fill(0, 0, batch.items.length);
@@ -172,7 +181,10 @@ export class AlertEngine {
     const items = batch.items;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
-      const sem = this.trackerFor(a, item.id, item.cap);
+      const hint = known?.[i];
+      // The caller's handle is the tracker trackerFor() would find while it is live and still this
+      // agent's: used as is, it saves a lookup by the item's id, a string fresh from the packet.
+      const sem = hint instanceof SemaphoreTracker && !hint.retired && hint.agentId === a.agentId ? this.known(hint) : this.trackerFor(a, item.id, item.cap);
       const created = this.created;
       const capBefore = sem.cap;
       const applied = sem.sample(item, batch.t, batch.intervalMs, this.book, this.th);
@@ -278,6 +290,11 @@ export class AlertEngine {
   }
 
   /** Status of `<service>/<instance>/<id>`; undefined for a key never seen. */
+  /** What samples() will touch of semaphore `key`, if the engine tracks it (see WarmHandle). */
+  warmHandle(key: string): WarmHandle | undefined {
+    return this.sems.get(key);
+  }
+
   status(key: string): SemaphoreStatus | undefined {
     return this.sems.get(key)?.status(this.book);
   }
@@ -376,6 +393,12 @@ export class AlertEngine {
    * The tracker for an id in an agent's samples or events, created if never registered (then
    * `created` is true until the next call: no result object per sample item).
    */
+  /** trackerFor()'s answer when the caller already had it (samples' `known`). */
+  private known(sem: SemaphoreTracker): SemaphoreTracker {
+    this.created = false;
+    return sem;
+  }
+
   private trackerFor(a: AgentRecord, id: string, cap: number): SemaphoreTracker {
     this.created = false;
     const cached = a.trackers.get(id);

@@ -194,6 +194,17 @@ export class TrailingWindow {
     return this.buf.byteLength;
   }
 
+  /**
+   * Reads what the next push() and trim() touch (the newest and oldest entries, the sums),
+   * changing nothing, and returns a number made of it (see SemaphoreTracker.warm).
+   */
+  warm(): number {
+    const len = this.len;
+    if (len === 0) return 0;
+    const buf = this.buf;
+    return buf[this.offset(len - 1)] + buf[this.offset(0) + COVER] + buf[this.sumsAt];
+  }
+
   private offset(i: number): number {
     // i < capacity always: one subtraction, not a division, on every read.
     const p = this.head + i;

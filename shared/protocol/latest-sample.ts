@@ -86,6 +86,12 @@ export class LatestSample {
     return this.held;
   }
 
+  /** Reads the numbers set() overwrites first and last, changing nothing (see SemaphoreTracker.warm). */
+  warm(): number {
+    const v = this.values;
+    return v[0] + v[PAIRS_AT + 2 * this.pairs];
+  }
+
   set(s: Sample): void {
     const most = Math.max(s.waitMs.hist.length, s.holdMs.hist.length);
     if (most > this.pairs) {

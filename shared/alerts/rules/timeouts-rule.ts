@@ -48,6 +48,11 @@ export class TimeoutsRule {
     private readonly clearAt: number,
   ) {}
 
+  /** Reads what onSample() touches first, changing nothing (see SemaphoreTracker.warm). */
+  warm(): number {
+    return this.window.warm();
+  }
+
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: TimeoutsThresholds): void {
     const w = this.window;
     w.push(at.t, at.intervalMs, at.maxGapMs);
