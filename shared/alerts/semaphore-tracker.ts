@@ -42,7 +42,8 @@ export function implicitInfo(id: string, cap: number): SemaphoreInfo {
 const LAST_T = 0;
 const LEAK_LAST_GOOD_T = 1;
 const CONVOY_FILLING = 2;
-const CONVOY_CLEAR = 3;
+const CONVOY_CRITICAL = 3;
+const CONVOY_CLEAR = 4;
 const STARVATION_CLEAR = CONVOY_CLEAR + RUN_LENGTH;
 const TIMEOUTS_CLEAR = STARVATION_CLEAR + RUN_LENGTH;
 const STATE_LENGTH = TIMEOUTS_CLEAR + RUN_LENGTH;
@@ -77,7 +78,7 @@ export class SemaphoreTracker implements SemaphoreContext {
   private readonly ruleState = newRuleState();
   private readonly leak = new LeakRule(this.ruleState, LEAK_LAST_GOOD_T);
   private readonly doubleRelease = new DoubleReleaseRule();
-  private readonly convoy = new ConvoyRule(this.ruleState, CONVOY_CLEAR, CONVOY_FILLING);
+  private readonly convoy = new ConvoyRule(this.ruleState, CONVOY_CLEAR, CONVOY_FILLING, CONVOY_CRITICAL);
   private readonly starvation = new StarvationRule(this.ruleState, STARVATION_CLEAR);
   private readonly timeouts = new TimeoutsRule(this.ruleState, TIMEOUTS_CLEAR);
   private readonly orderInversion = new OrderInversionRule();

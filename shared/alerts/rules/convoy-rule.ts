@@ -6,7 +6,7 @@
 // Severity only escalates while the alert is active: dropping back to warning on a better
 // window would flap the alert between levels for what is one incident.
 import type { Sample, Severity } from "../../protocol/types.js";
-import type { AlertBook } from "../alert-book.js";
+import { RULE_BIT, type AlertBook } from "../alert-book.js";
 import { fmtMs } from "../format.js";
 import { HistRing, MAX_HIST_PAIRS, MergedHist } from "../hist-ring.js";
 import type { ConvoyThresholds } from "../thresholds.js";
@@ -96,14 +96,16 @@ export class ConvoyRule {
   private readonly waitHists = new HistRing();
   private readonly holdHists = new HistRing();
   /**
-   * `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), and
-   * `st[fillingAt]`: 1 while the window or its rings hold anything (see `filling`), both in its
+   * `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun),
+   * `st[fillingAt]`: 1 while the window or its rings hold anything (see `filling`), and
+   * `st[criticalAt]`: 1 when it last raised or escalated its alert to critical, all in its
    * tracker's state.
    */
   constructor(
     private readonly st: Float64Array,
     private readonly clearAt: number,
     private readonly fillingAt: number,
+    private readonly criticalAt: number,
   ) {}
 
   /**
@@ -121,13 +123,26 @@ export class ConvoyRule {
 
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: ConvoyThresholds): void {
     const key = sem.target.key;
-    const active = book.get("convoy", key);
-    // A critical convoy has nothing left to escalate to, and nothing reads its window again: it is
-    // emptied when the alert resolves, and a convoy that lasts keeps it empty meanwhile. Kept up to
-    // date, its samples and their histograms were most of what this rule cost in a wide incident
-    // (bench:hub 12 minutes in, ~2,400 convoys: 373 ms of a 40 s profile, ~0.9 µs a sample stored).
-    if (active?.severity === "critical") this.clearWindow();
-    else if (convoyHolds(s, th)) this.add(s, at, th.windowMs);
+    // Whether its alert is active is the target's bit (the book keeps it), and whether that alert
+    // is critical, st[criticalAt] (only this rule raises or escalates it).
+    const on = ((sem.target.active ?? 0) & RULE_BIT.convoy) !== 0;
+    if (on && this.st[this.criticalAt] !== 0) {
+      // A critical convoy has nothing left to escalate to, and nothing reads its window again: it
+      // is emptied when the alert resolves, and a convoy that lasts keeps it empty meanwhile. Kept
+      // up to date, its samples and their histograms were most of what this rule cost in a wide
+      // incident (bench:hub 12 minutes in, ~2,400 convoys: 373 ms of a 40 s profile, ~0.9 µs a
+      // sample stored). Nor does it need the alert itself but to resolve it: most samples of
+      // active convoys are of critical ones (1,828 of 1,912 there), and they skip the lookup in
+      // the book, a cache miss each.
+      this.clearWindow();
+      if (feedConvoyClear(this.st, this.clearAt, s, at) >= th.clearMs) {
+        book.resolve("convoy", key, at.t);
+        this.st[this.criticalAt] = 0;
+      }
+      return;
+    }
+    const active = on ? book.get("convoy", key) : undefined;
+    if (convoyHolds(s, th)) this.add(s, at, th.windowMs);
     else this.clearWindow();
     const cleared = feedConvoyClear(this.st, this.clearAt, s, at);
 
@@ -137,6 +152,7 @@ export class ConvoyRule {
         const severity: Severity = trend.critical ? "critical" : "warning";
         const m = this.merged();
         book.raise(sem.target, { rule: "convoy", severity, message: this.message(sem, s, severity, m), evidence: this.evidence(s, trend, th, m) }, at.t);
+        this.st[this.criticalAt] = severity === "critical" ? 1 : 0;
       }
       return;
     }
@@ -145,11 +161,12 @@ export class ConvoyRule {
       this.clearWindow();
       return;
     }
-    if (active.severity === "warning" && this.filling && this.window.covered >= th.windowMs) {
+    if (this.filling && this.window.covered >= th.windowMs) {
       const trend = convoyTrend(this.window);
       if (trend.critical) {
         const m = this.merged();
         book.update("convoy", key, { severity: "critical", message: this.message(sem, s, "critical", m), evidence: this.evidence(s, trend, th, m) });
+        this.st[this.criticalAt] = 1;
       }
     }
   }
@@ -157,6 +174,7 @@ export class ConvoyRule {
   reset(): void {
     this.clearWindow();
     resetRun(this.st, this.clearAt);
+    this.st[this.criticalAt] = 0;
   }
 
   /** Typed-array bytes its window holds. */
