@@ -159,6 +159,18 @@ export class ColumnRing<S extends TimedSchema> {
   private overwrote = false;
   /** How many rows before it is needed the next chunk is taken (see the constructor). */
   private readonly lead: number;
+  /**
+   * Where the next append() writes: its physical row in the ring (0 ≤ nextP < allocated), and
+   * that row's chunk's columns and row in them. Kept rather than located on every append: a ring
+   * is appended to once a second, with 10,000 others appended to in between, and locating the row
+   * read two arrays of chunks (four cold lines) and divided. Located again once a chunk.
+   */
+  private nextP = 0;
+  private nextCols: Columns<S>;
+  private nextRow = 0;
+  /** The newest row's columns and row in them, while the ring holds any. */
+  private newestCols: Columns<S>;
+  private newestRow = 0;
 
   /**
    * `spread` (0 ≤ spread < 1): how early, as a fraction of a chunk, this ring takes its next chunk.
@@ -179,7 +191,8 @@ export class ColumnRing<S extends TimedSchema> {
     this.chunkRows = pool.chunkRows;
     this.lead = Math.floor(spread * this.chunkRows);
     this.takeChunk();
-    this.at = this.chunkCols[0];
+    this.at = this.nextCols = this.newestCols = this.chunkCols[0];
+    this.nextRow = this.chunkBase[0];
   }
 
   /** Rows held (≤ maxPoints). */
@@ -215,16 +228,40 @@ export class ColumnRing<S extends TimedSchema> {
 
   /** Reserves the slot for a new newest row and returns it (in `at`, which this sets); the caller fills every column. */
   append(): number {
-    if (this.count < this.allocated) {
-      const row = this.locate(this.count++);
-      if (this.count + this.lead >= this.allocated && this.allocated < this.maxPoints) this.takeChunk();
-      return row;
-    }
     if (this.allocated === 0) throw new Error("append() on a released ring");
-    const row = this.locate(0);
-    this.start = this.start + 1 === this.allocated ? 0 : this.start + 1;
-    this.overwrote = true;
+    const row = this.nextRow;
+    this.at = this.newestCols = this.nextCols;
+    this.newestRow = row;
+    if (this.count < this.allocated) {
+      this.count++;
+      if (this.count + this.lead >= this.allocated && this.allocated < this.maxPoints) this.takeChunk();
+    } else {
+      this.start = this.start + 1 === this.allocated ? 0 : this.start + 1;
+      this.overwrote = true;
+    }
+    // Whether it filled a row at the end or overwrote the oldest, the next row is the physical
+    // row after this one (the ring grows only before it wraps, and then by chunks at its end).
+    const p = this.nextP + 1 === this.allocated ? 0 : this.nextP + 1;
+    this.nextP = p;
+    if (p % this.chunkRows === 0) {
+      const k = p / this.chunkRows;
+      this.nextCols = this.chunkCols[k];
+      this.nextRow = this.chunkBase[k];
+    } else {
+      this.nextRow = row + 1;
+    }
     return row;
+  }
+
+  /** Time of the newest row (the ring must hold one): without locating it. */
+  newestTime(): number {
+    return this.newestCols.t[this.newestRow];
+  }
+
+  /** The newest row (the ring must hold one), in `at`, which this sets: without locating it. */
+  newest(): number {
+    this.at = this.newestCols;
+    return this.newestRow;
   }
 
   /** Time of logical row i. */
@@ -263,6 +300,7 @@ export class ColumnRing<S extends TimedSchema> {
     this.allocated = 0;
     this.count = 0;
     this.start = 0;
+    this.nextP = 0;
   }
 
   private takeChunk(): void {

@@ -123,17 +123,15 @@ export class SecondTier implements TierReader {
 
   /** Reads the newest row's t and its last value and histogram byte, next to where append() writes (see HistoryStore.warm). */
   warm(): number {
-    const n = this.ring.length;
-    if (n === 0) return 0;
-    const p = this.ring.locate(n - 1);
+    if (this.ring.length === 0) return 0;
+    const p = this.ring.newest();
     const c = this.ring.at;
     return c.t[p] + c.v[p * STRIDE + STRIDE - 1] + c.hists[this.histAt(p, "hold") + this.histBytes - 1];
   }
 
   /** t of the newest row; -Infinity while there is none. */
   newestT(): number {
-    const n = this.ring.length;
-    return n === 0 ? -Infinity : this.ring.timeAt(n - 1);
+    return this.ring.length === 0 ? -Infinity : this.ring.newestTime();
   }
 
   range(fromT: number, toT: number): readonly [number, number] {

@@ -11,8 +11,12 @@ function write(ring: ColumnRing<typeof schema>, v: number): void {
   cols.t[p] = v * 10;
   cols.pair[2 * p] = v;
   cols.pair[2 * p + 1] = v + 1;
-  // The newest row is found where append() put it.
+  // The newest row is found where append() put it, by locating it or as the newest.
   expect(ring.locate(ring.length - 1)).toBe(p);
+  expect(ring.at).toBe(cols);
+  expect(ring.newestTime()).toBe(v * 10);
+  ring.locate(0);
+  expect(ring.newest()).toBe(p);
   expect(ring.at).toBe(cols);
 }
 
