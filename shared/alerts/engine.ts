@@ -167,7 +167,8 @@ export class AlertEngine {
    * An agent's `samples` batch; `batch.t` is sample time, `now` the hub's receive time. With
    * `activeRules`, its index i gets the rules (RULE_BIT) with an alert active on item i's
    * semaphore once that item is applied (0 when the agent is unknown): the hub reads there which
-   * semaphores have a diagnosed alert to refresh, without a lookup per sample.
+   * semaphores have a diagnosed alert to refresh, without a lookup per sample. `known[i]`: what
+   * warmHandle() gave for item i's semaphore, if the caller kept it; a stale one is looked past.
    */
   samples(agentId: string, batch: SamplesBatch, now: number, activeRules?: Uint8Array, known?: readonly (WarmHandle | undefined)[]): AlertChange[] {
     const a = this.agentsById.get(agentId);
@@ -289,12 +290,12 @@ export class AlertEngine {
     return a === undefined ? undefined : { ...a };
   }
 
-  /** Status of `<service>/<instance>/<id>`; undefined for a key never seen. */
   /** What samples() will touch of semaphore `key`, if the engine tracks it (see WarmHandle). */
   warmHandle(key: string): WarmHandle | undefined {
     return this.sems.get(key);
   }
 
+  /** Status of `<service>/<instance>/<id>`; undefined for a key never seen. */
   status(key: string): SemaphoreStatus | undefined {
     return this.sems.get(key)?.status(this.book);
   }
@@ -389,16 +390,16 @@ export class AlertEngine {
     return sem.groupKey;
   }
 
-  /**
-   * The tracker for an id in an agent's samples or events, created if never registered (then
-   * `created` is true until the next call: no result object per sample item).
-   */
   /** trackerFor()'s answer when the caller already had it (samples' `known`). */
   private known(sem: SemaphoreTracker): SemaphoreTracker {
     this.created = false;
     return sem;
   }
 
+  /**
+   * The tracker for an id in an agent's samples or events, created if never registered (then
+   * `created` is true until the next call: no result object per sample item).
+   */
   private trackerFor(a: AgentRecord, id: string, cap: number): SemaphoreTracker {
     this.created = false;
     const cached = a.trackers.get(id);

@@ -86,7 +86,10 @@ export class LatestSample {
     return this.held;
   }
 
-  /** Reads the numbers set() overwrites first and last, changing nothing (see SemaphoreTracker.warm). */
+  /**
+   * Reads the first number set() writes and the first of its hold histogram's pairs (the far end
+   * of what a usual sample writes), changing nothing (see SemaphoreTracker.warm).
+   */
   warm(): number {
     const v = this.values;
     return v[0] + v[PAIRS_AT + 2 * this.pairs];
