@@ -182,10 +182,7 @@ export class AlertEngine {
     const items = batch.items;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
-      const hint = known?.[i];
-      // The caller's handle is the tracker trackerFor() would find while it is live and still this
-      // agent's: used as is, it saves a lookup by the item's id, a string fresh from the packet.
-      const sem = hint instanceof SemaphoreTracker && !hint.retired && hint.agentId === a.agentId ? this.known(hint) : this.trackerFor(a, item.id, item.cap);
+      const sem = this.trackerFor(a, item.id, item.cap, known?.[i]);
       const created = this.created;
       const capBefore = sem.cap;
       const applied = sem.sample(item, batch.t, batch.intervalMs, this.book, this.th);
@@ -390,18 +387,15 @@ export class AlertEngine {
     return sem.groupKey;
   }
 
-  /** trackerFor()'s answer when the caller already had it (samples' `known`). */
-  private known(sem: SemaphoreTracker): SemaphoreTracker {
-    this.created = false;
-    return sem;
-  }
-
   /**
    * The tracker for an id in an agent's samples or events, created if never registered (then
    * `created` is true until the next call: no result object per sample item).
    */
-  private trackerFor(a: AgentRecord, id: string, cap: number): SemaphoreTracker {
+  private trackerFor(a: AgentRecord, id: string, cap: number, known?: WarmHandle): SemaphoreTracker {
     this.created = false;
+    // A caller's handle (samples' `known`) is the tracker found below while it is live and still
+    // this agent's: used as is, it saves the lookup by id, a string fresh from the packet.
+    if (known instanceof SemaphoreTracker && !known.retired && known.agentId === a.agentId) return known;
     const cached = a.trackers.get(id);
     if (cached !== undefined && !cached.retired) {
       if (cached.agentId !== a.agentId) this.adopt(a, cached);

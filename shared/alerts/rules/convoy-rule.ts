@@ -124,16 +124,16 @@ export class ConvoyRule {
   onSample(sem: SemaphoreContext, s: Sample, at: SampleTime, book: AlertBook, th: ConvoyThresholds): void {
     const key = sem.target.key;
     // Whether its alert is active is the target's bit (the book keeps it), and whether that alert
-    // is critical, st[criticalAt] (only this rule raises or escalates it).
+    // is critical, st[criticalAt] (only this rule raises or escalates it): no sample looks the
+    // alert up in the book, a cache miss each.
     const on = ((sem.target.active ?? 0) & RULE_BIT.convoy) !== 0;
     if (on && this.st[this.criticalAt] !== 0) {
       // A critical convoy has nothing left to escalate to, and nothing reads its window again: it
       // is emptied when the alert resolves, and a convoy that lasts keeps it empty meanwhile. Kept
       // up to date, its samples and their histograms were most of what this rule cost in a wide
       // incident (bench:hub 12 minutes in, ~2,400 convoys: 373 ms of a 40 s profile, ~0.9 µs a
-      // sample stored). Nor does it need the alert itself but to resolve it: most samples of
-      // active convoys are of critical ones (1,828 of 1,912 there), and they skip the lookup in
-      // the book, a cache miss each.
+      // sample stored). Most samples of active convoys are of critical ones (1,828 of 1,912
+      // there): this is all they do.
       this.clearWindow();
       if (feedConvoyClear(this.st, this.clearAt, s, at) >= th.clearMs) {
         book.resolve("convoy", key, at.t);
@@ -141,12 +141,11 @@ export class ConvoyRule {
       }
       return;
     }
-    const active = on ? book.get("convoy", key) : undefined;
     if (convoyHolds(s, th)) this.add(s, at, th.windowMs);
     else this.clearWindow();
     const cleared = feedConvoyClear(this.st, this.clearAt, s, at);
 
-    if (active === undefined) {
+    if (!on) {
       if (this.filling && this.window.covered >= th.windowMs) {
         const trend = convoyTrend(this.window);
         const severity: Severity = trend.critical ? "critical" : "warning";
