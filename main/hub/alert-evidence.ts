@@ -47,10 +47,16 @@ export function diagnosisRefreshMs(ageMs: number): number {
   return ageMs < 60_000 ? DIAGNOSIS_REFRESH_MS : Math.min(DIAGNOSIS_REFRESH_MAX_MS, ageMs / 6);
 }
 
-interface Watched {
+/** An active diagnosed alert, as AlertEvidence follows it. */
+export interface Watched {
   readonly alertId: string;
   readonly raisedAt: number;
   lastT: number;
+  /**
+   * No refresh is due before this: lastT + diagnosisRefreshMs(lastT - raisedAt), which the
+   * refresh interval only lengthens from. So a sample in between reads this number alone.
+   */
+  nextT: number;
   /** The verdict last annotated (cause and headline), and when. */
   verdict: string;
   sentT: number;
@@ -58,8 +64,15 @@ interface Watched {
   anchor: DiagnosisAnchor | null;
 }
 
+/**
+ * A semaphore's active diagnosed alerts. Changed in place and never replaced while it holds one,
+ * so a caller may keep it (HubCore's slot): emptied, it is dropped, and a later alert on that
+ * semaphore starts a new list (watchedOf() then finds that one).
+ */
+export type WatchedList = readonly Watched[];
+
 export class AlertEvidence {
-  /** Active diagnosed alerts, by semaphore key. */
+  /** Active diagnosed alerts, by semaphore key: never an empty list. */
   private readonly watched = new Map<string, Watched[]>();
   /** Alerts holding a full ring, oldest first. */
   private readonly fullRings: string[] = [];
@@ -78,7 +91,7 @@ export class AlertEvidence {
       const a = c.alert;
       if (!DIAGNOSED_RULES.has(a.rule)) continue;
       if (c.kind === "raised") {
-        const w: Watched = { alertId: a.id, raisedAt: a.raisedAt, lastT: a.raisedAt, verdict: "", sentT: -Infinity, anchor: null };
+        const w: Watched = { alertId: a.id, raisedAt: a.raisedAt, lastT: a.raisedAt, nextT: a.raisedAt, verdict: "", sentT: -Infinity, anchor: null };
         const list = this.watched.get(a.key);
         if (list === undefined) this.watched.set(a.key, [w]);
         else list.push(w);
@@ -99,10 +112,19 @@ export class AlertEvidence {
   afterSample(key: string, t: number): readonly AlertChange[] {
     if (this.watched.size === 0) return NO_CHANGES;
     const list = this.watched.get(key);
-    if (list === undefined) return NO_CHANGES;
+    return list === undefined ? NO_CHANGES : this.afterSampleOf(key, list, t);
+  }
+
+  /** The list afterSample() would find for `key` (kept by the caller, see WatchedList). */
+  watchedOf(key: string): WatchedList | undefined {
+    return this.watched.get(key);
+  }
+
+  /** afterSample() with `key`'s list as watchedOf() gave it (an emptied one has nothing to refresh). */
+  afterSampleOf(key: string, list: WatchedList, t: number): readonly AlertChange[] {
     let out: AlertChange[] | undefined;
     for (const w of list) {
-      if (t - w.lastT < diagnosisRefreshMs(t - w.raisedAt)) continue;
+      if (t < w.nextT || t - w.lastT < diagnosisRefreshMs(t - w.raisedAt)) continue;
       const more = this.refresh(key, w, t);
       if (more.length > 0) (out ??= []).push(...more);
     }
@@ -167,6 +189,7 @@ export class AlertEvidence {
 
   private refresh(key: string, w: Watched, t: number): AlertChange[] {
     w.lastT = t;
+    w.nextT = t + diagnosisRefreshMs(t - w.raisedAt);
     const d = this.diagnosis(key, t, w);
     if (d === null) return [];
     const verdict = `${d.cause}\u0000${d.headline}`;
@@ -179,8 +202,9 @@ export class AlertEvidence {
   private unwatch(a: Alert): void {
     const list = this.watched.get(a.key);
     if (list === undefined) return;
-    const rest = list.filter((w) => w.alertId !== a.id);
-    if (rest.length === 0) this.watched.delete(a.key);
-    else this.watched.set(a.key, rest);
+    // In place: a kept list must see its alerts go (see WatchedList).
+    const at = list.findIndex((w) => w.alertId === a.id);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) this.watched.delete(a.key);
   }
 }

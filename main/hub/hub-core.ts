@@ -18,7 +18,7 @@ import {
 } from "../../shared/protocol/index.js";
 import { SemaphoreKeys } from "../../shared/protocol/semaphore-keys.js";
 import { performance } from "node:perf_hooks";
-import { AlertEvidence, DIAGNOSED_RULE_BITS, FLIGHT_RULES } from "./alert-evidence.js";
+import { AlertEvidence, DIAGNOSED_RULE_BITS, FLIGHT_RULES, type WatchedList } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
 import { FlightLinks } from "./flight-links.js";
 import type { RecordLine, RecordSink } from "./recorder.js";
@@ -59,6 +59,8 @@ export interface SemaphoreSlot {
   changedMark: number;
   /** What the engine keeps of it, once it keeps something: storeItems warms it. */
   engineState: WarmHandle | undefined;
+  /** Its diagnosed alerts as AlertEvidence follows them, once it had one (refreshEvidence; may be emptied since). */
+  watched: WatchedList | undefined;
 }
 
 /** Per-semaphore running totals of the sample counters, for /metrics: the history's COUNTERS order. */
@@ -384,6 +386,9 @@ export class HubCore {
       let state = slot.engineState;
       if (state === undefined || state.retired) state = slot.engineState = this.engine.warmHandle(slot.key);
       if (state !== undefined) warm += state.warm();
+      // What refreshEvidence reads of a semaphore with a diagnosed alert (its next refresh time).
+      const watched = slot.watched;
+      if (watched !== undefined && watched.length !== 0) warm += watched[0].nextT;
     }
     this.warmth = warm;
     for (let i = from; i < to; i++) {
@@ -405,7 +410,7 @@ export class HubCore {
     const key = rec.keys.key(id);
     let totals = this.totals.get(key);
     if (totals === undefined) this.totals.set(key, (totals = new Float64Array(COUNTER_FIELDS.length)));
-    const slot: SemaphoreSlot = { key, totals, counted: false, history: undefined, changedMark: 0, engineState: undefined };
+    const slot: SemaphoreSlot = { key, totals, counted: false, history: undefined, changedMark: 0, engineState: undefined, watched: undefined };
     rec.slots.set(id, slot);
     return slot;
   }
@@ -540,12 +545,17 @@ export class HubCore {
    * StoreJob's part while a diagnosed alert is active: its diagnosis follows the samples. Only
    * for items whose semaphore has one (`activeRules`, from engine.samples for items [from, to),
    * from index 0), which AlertEvidence watches exactly: in a wide incident a lookup in its map for
-   * every sample was ~0.13 µs of each (bench:hub's workload 12 minutes in, in process).
+   * every sample was ~0.13 µs of each (bench:hub's workload 12 minutes in, in process). The slot
+   * keeps the list that lookup finds, until it is emptied (WatchedList).
    */
   refreshEvidence(t: number, slots: readonly SemaphoreSlot[], from: number, to: number, activeRules: Uint8Array): void {
     for (let i = from; i < to; i++) {
       if ((activeRules[i - from] & DIAGNOSED_RULE_BITS) === 0) continue;
-      const more = this.evidence.afterSample(slots[i].key, t);
+      const slot = slots[i];
+      let watched = slot.watched;
+      if (watched === undefined || watched.length === 0) watched = slot.watched = this.evidence.watchedOf(slot.key);
+      if (watched === undefined) continue;
+      const more = this.evidence.afterSampleOf(slot.key, watched, t);
       if (more.length > 0) this.changes.alert(more);
     }
   }
