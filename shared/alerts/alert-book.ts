@@ -41,6 +41,15 @@ export const RULE_BIT: Readonly<Record<AlertRule, number>> = {
   over_budget: 128,
 };
 
+/**
+ * Whether `target` has an alert of `rule` active: its bit, which the book keeps as it raises and
+ * resolves. What book.get() would say, without a lookup in the rule's map (a cache miss on a
+ * sample's path when thousands of alerts are active).
+ */
+export function alertActive(target: AlertTarget, rule: AlertRule): boolean {
+  return ((target.active ?? 0) & RULE_BIT[rule]) !== 0;
+}
+
 function slot(rule: AlertRule, key: string): string {
   return `${rule}\u0000${key}`;
 }

@@ -6,7 +6,7 @@
 // Severity only escalates while the alert is active: dropping back to warning on a better
 // window would flap the alert between levels for what is one incident.
 import type { Sample, Severity } from "../../protocol/types.js";
-import { RULE_BIT, type AlertBook } from "../alert-book.js";
+import { alertActive, type AlertBook } from "../alert-book.js";
 import { fmtMs } from "../format.js";
 import { HistRing, MAX_HIST_PAIRS, MergedHist } from "../hist-ring.js";
 import type { ConvoyThresholds } from "../thresholds.js";
@@ -126,7 +126,7 @@ export class ConvoyRule {
     // Whether its alert is active is the target's bit (the book keeps it), and whether that alert
     // is critical, st[criticalAt] (only this rule raises or escalates it): no sample looks the
     // alert up in the book, a cache miss each.
-    const on = ((sem.target.active ?? 0) & RULE_BIT.convoy) !== 0;
+    const on = alertActive(sem.target, "convoy");
     if (on && this.st[this.criticalAt] !== 0) {
       // A critical convoy has nothing left to escalate to, and nothing reads its window again: it
       // is emptied when the alert resolves, and a convoy that lasts keeps it empty meanwhile. Kept

@@ -2,7 +2,7 @@
 // than the work itself takes, so it is being passed over (LIFO or barging), not merely queued.
 // Raised on the first sample that shows it; resolved after the condition is false for 5 s.
 import type { Sample } from "../../protocol/types.js";
-import { RULE_BIT, type AlertBook } from "../alert-book.js";
+import { alertActive, type AlertBook } from "../alert-book.js";
 import { fmtMs } from "../format.js";
 import type { StarvationThresholds } from "../thresholds.js";
 import type { SampleTime, SemaphoreContext } from "../types.js";
@@ -37,8 +37,7 @@ export class StarvationRule {
     const threshold = starvationThresholdMs(s, th);
     const starves = starving(s, th);
     const cleared = feedStarvationClear(this.st, this.clearAt, starves, at);
-    // The target's bit (the book keeps it) says what a lookup in the book's map would, without one.
-    const active = ((sem.target.active ?? 0) & RULE_BIT.starvation) !== 0;
+    const active = alertActive(sem.target, "starvation");
     if (!active && starves) {
       const queue = sem.info.queue;
       let message = `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} (threshold ${fmtMs(threshold)}, hold p99 ${fmtMs(s.holdMs.p99)})`;

@@ -3,7 +3,7 @@
 // Resolved once that windowed condition has been false for 10 s of consecutive samples, so a
 // burst resolves about 10 s after it has left the window, not the moment it does.
 import type { Sample } from "../../protocol/types.js";
-import { RULE_BIT, type AlertBook } from "../alert-book.js";
+import { alertActive, type AlertBook } from "../alert-book.js";
 import { fmtMs, fmtPct } from "../format.js";
 import type { TimeoutsThresholds } from "../thresholds.js";
 import type { SampleTime, SemaphoreContext } from "../types.js";
@@ -67,8 +67,8 @@ export class TimeoutsRule {
     const attempts = acquired + failed;
     const failing = attempts >= th.minAttempts && attempts > 0 && failed / attempts >= th.ratio;
     const cleared = feedRun(this.st, this.clearAt, at.t, at.intervalMs, !failing, at.maxGapMs);
-    // The target's bit, not a lookup in the book: this runs for every sample of every semaphore.
-    const active = ((sem.target.active ?? 0) & RULE_BIT.timeouts) !== 0;
+    // Not a lookup in the book: this runs for every sample of every semaphore.
+    const active = alertActive(sem.target, "timeouts");
     if (!active && failing) {
       const tot = timeoutsTotals(w);
       book.raise(
