@@ -12,6 +12,7 @@ import type { Sample, Summary } from "../protocol/types.js";
 import type { HistKind, Tier } from "./columnar-window.js";
 import { fleetSummary, fleetWindow, type FleetWindow } from "./fleet-window.js";
 import { historyFullBytes, resolveHistoryOptions, type SemaphoreHistoryOptions } from "./history-options.js";
+import { RecencyTable } from "./recency-table.js";
 import { historyPools, SemaphoreHistory, type HistoryPools } from "./semaphore-history.js";
 
 export interface HistoryStoreOptions {
@@ -42,26 +43,21 @@ export const DEFAULT_MAX_HISTORY_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_MIN_IDLE_MS = 60_000;
 
 /**
- * A history held, and when it was last updated: a handle the hub keeps per semaphore (pushTo), so
- * a sample costs no key lookup. Once the store drops it (evicted, deleted) `alive` is false and it
- * lets go of the history, so a handle kept somewhere does not keep the memory the bound freed.
+ * A history held: a handle the hub keeps per semaphore (pushTo), so a sample costs no key lookup.
+ * Once the store drops it (evicted, deleted) `alive` is false and it lets go of the history, so a
+ * handle kept somewhere does not keep the memory the bound freed. When it was last updated is
+ * the store's to keep (recency-table.ts), at `index` while it is alive.
  */
 export class HistoryEntry {
-  updatedAt: number;
-  /** Push order: the recency order (ties of updatedAt included) without relinking a list per sample. */
-  stamp: number;
   alive = true;
   history: SemaphoreHistory | null;
 
   constructor(
     readonly key: string,
     history: SemaphoreHistory,
-    now: number,
-    stamp: number,
+    readonly index: number,
   ) {
     this.history = history;
-    this.updatedAt = now;
-    this.stamp = stamp;
   }
 }
 
@@ -89,6 +85,8 @@ export class HistoryStore {
   private readonly pools: HistoryPools;
   private readonly now: () => number;
   private readonly byKey = new Map<string, HistoryEntry>();
+  /** Each live entry's last update and push stamp (the push order: the recency order, ties of time included, without relinking a list per sample). */
+  private readonly recency = new RecencyTable();
   private stamps = 0;
   /**
    * Eviction candidates, least recently updated first (by stamp), from one scan: an entry pushed
@@ -130,7 +128,7 @@ export class HistoryStore {
     if (entry !== undefined) return this.update(entry, sample, t, intervalMs, now);
     if (this.byKey.size >= this.capacity) {
       const oldest = this.leastRecent();
-      if (oldest === undefined || now - oldest.updatedAt < this.minIdleMs) {
+      if (oldest === undefined || now - this.recency.updatedAt(oldest.index) < this.minIdleMs) {
         this.refusedCount++;
         return false;
       }
@@ -139,7 +137,7 @@ export class HistoryStore {
       this.evictedCount++;
     }
     const history = new SemaphoreHistory(this.historyOptions, growthSpread(key), this.pools);
-    this.byKey.set(key, new HistoryEntry(key, history, now, ++this.stamps));
+    this.byKey.set(key, new HistoryEntry(key, history, this.recency.take(now, ++this.stamps)));
     return history.push(sample, t, intervalMs);
   }
 
@@ -156,7 +154,7 @@ export class HistoryStore {
    */
   warm(entry: HistoryEntry): number {
     const h = entry.history;
-    return h === null ? 0 : entry.updatedAt + h.warm();
+    return h === null ? 0 : this.recency.updatedAt(entry.index) + h.warm();
   }
 
   /** The handle of `key`'s history, if held. */
@@ -186,7 +184,7 @@ export class HistoryStore {
 
   /** Keys held, least recently updated first. */
   keys(): string[] {
-    return [...this.byKey.values()].sort((a, b) => a.stamp - b.stamp).map((e) => e.key);
+    return [...this.byKey.values()].sort((a, b) => this.stampOf(a) - this.stampOf(b)).map((e) => e.key);
   }
 
   get size(): number {
@@ -235,9 +233,13 @@ export class HistoryStore {
   }
 
   private update(entry: HistoryEntry, sample: Sample, t: number, intervalMs: number, now: number): boolean {
-    entry.updatedAt = now;
-    entry.stamp = ++this.stamps;
+    this.recency.set(entry.index, now, ++this.stamps);
     return entry.history!.push(sample, t, intervalMs);
+  }
+
+  /** A live entry's push stamp. */
+  private stampOf(entry: HistoryEntry): number {
+    return this.recency.stamp(entry.index);
   }
 
   /** The least recently updated entry (O(1) amortized: one sorted scan per `size` evictions). */
@@ -245,13 +247,13 @@ export class HistoryStore {
     for (;;) {
       while (this.nextCandidate < this.candidates.length) {
         const c = this.candidates[this.nextCandidate];
-        if (c !== undefined && c.alive && c.stamp === this.candidateStamps[this.nextCandidate]) return c;
+        if (c !== undefined && c.alive && this.stampOf(c) === this.candidateStamps[this.nextCandidate]) return c;
         this.nextCandidate++;
       }
       if (this.byKey.size === 0) return undefined;
-      const sorted = [...this.byKey.values()].sort((a, b) => a.stamp - b.stamp);
+      const sorted = [...this.byKey.values()].sort((a, b) => this.stampOf(a) - this.stampOf(b));
       this.candidates = sorted;
-      this.candidateStamps = sorted.map((c) => c.stamp);
+      this.candidateStamps = sorted.map((c) => this.stampOf(c));
       this.nextCandidate = 0;
     }
   }
@@ -259,6 +261,7 @@ export class HistoryStore {
   private remove(entry: HistoryEntry): void {
     this.byKey.delete(entry.key);
     entry.alive = false;
+    this.recency.give(entry.index);
     // Its rows go back to the pools for the next history; a reference to it kept elsewhere reads none.
     entry.history?.release();
     entry.history = null;
