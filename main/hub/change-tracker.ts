@@ -21,8 +21,16 @@ export interface Markable {
 
 export class ChangeTracker {
   private keys = new Set<string>();
-  /** Keys marked through mark() since the last take(), each once (its changedMark is this.mark). */
+  /**
+   * Keys marked through changed() since the last take(), each once (its changedMark is this.mark):
+   * the first `markedCount` of `marked`. Two arrays written in turn and never shrunk, where a new
+   * array per take() grew (and was copied) ~2,500 keys at a time four times a second; whichever
+   * of those a scavenge found was copied with it, and some were promoted (bench:hub, docs/benchmarks.md).
+   * So a take()'s Changes reads its keys before the next take() (the one after writes them over).
+   */
   private marked: string[] = [];
+  private markedCount = 0;
+  private spare: string[] = [];
   private mark = 1;
   private agents = new Set<string>();
   private removedAgents = new Set<string>();
@@ -41,7 +49,7 @@ export class ChangeTracker {
   changed(m: Markable): void {
     if (m.changedMark === this.mark) return;
     m.changedMark = this.mark;
-    this.marked.push(m.key);
+    this.marked[this.markedCount++] = m.key;
   }
 
   agent(agentId: string): void {
@@ -76,7 +84,7 @@ export class ChangeTracker {
   get empty(): boolean {
     return (
       this.keys.size === 0 &&
-      this.marked.length === 0 &&
+      this.markedCount === 0 &&
       this.agents.size === 0 &&
       this.removedAgents.size === 0 &&
       !this.structure &&
@@ -85,15 +93,19 @@ export class ChangeTracker {
     );
   }
 
+  /** What changed since the last take(). Its `keys` must be read before the next take(). */
   take(): Changes {
-    const { keys, marked } = this;
+    const { keys, marked, markedCount } = this;
+    const taken = this.mark;
+    const takenSince = () => this.mark !== taken + 1;
     let all: Set<string> | undefined;
     const out: Changes = {
       // Built only if read: with no dashboard connected nobody does.
       get keys(): ReadonlySet<string> {
         if (all === undefined) {
+          if (takenSince()) throw new Error("ChangeTracker: a take()'s keys were read after the next take()");
           all = keys;
-          for (const k of marked) all.add(k);
+          for (let i = 0; i < markedCount; i++) all.add(marked[i]);
         }
         return all;
       },
@@ -104,7 +116,9 @@ export class ChangeTracker {
       thresholds: this.thresholds,
     };
     this.keys = new Set();
-    this.marked = [];
+    this.marked = this.spare;
+    this.spare = marked;
+    this.markedCount = 0;
     this.mark++;
     this.agents = new Set();
     this.removedAgents = new Set();
