@@ -20,6 +20,7 @@ import { SemaphoreKeys } from "../../shared/protocol/semaphore-keys.js";
 import { performance } from "node:perf_hooks";
 import { AlertEvidence, DIAGNOSED_RULE_BITS, FLIGHT_RULES, type WatchedList } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
+import { SampleArena } from "./sample-arena.js";
 import { FlightLinks } from "./flight-links.js";
 import type { RecordLine, RecordSink } from "./recorder.js";
 import { SeqWindow } from "./seq-window.js";
@@ -49,6 +50,8 @@ export interface AgentRecord {
  * in maps of every semaphore the hub holds (each a likely cache miss at 10,000 semaphores).
  */
 export interface SemaphoreSlot {
+  /** The semaphore's id, as its agent reports it. */
+  readonly id: string;
   readonly key: string;
   readonly totals: Float64Array;
   /** Whether a StoreJob has counted its first sample (the history it creates: NEW_SEMAPHORE_UNITS). */
@@ -128,12 +131,20 @@ export class StoreJob {
    */
   private readonly slots: SemaphoreSlot[] = [];
 
+  /** Where pack() put its items in the core's arena; -1 while `batch` holds them. */
+  private packedAt = -1;
+  /** Items in the batch. */
+  private readonly count: number;
+
   constructor(
     private readonly core: HubCore,
     readonly rec: AgentRecord,
-    readonly batch: SamplesBatch,
+    /** The batch as accepted; once packed, its header alone (its items are in the arena). */
+    private batch: SamplesBatch,
     private readonly now: number,
-  ) {}
+  ) {
+    this.count = batch.items.length;
+  }
 
   /** Work units done so far: one per item, NEW_SEMAPHORE_UNITS more for each new semaphore. */
   get work(): number {
@@ -154,7 +165,8 @@ export class StoreJob {
     try {
       // Batches accepted before this one and deferred go first (HubCore.defer).
       if (!this.deferred) this.core.flushDeferred();
-      const { rec, batch } = this;
+      const { rec } = this;
+      const batch = this.packedAt < 0 ? this.batch : this.core.arena.unpack(this.batch, this.packedAt, this.slots);
       const all = batch.items;
       const whole = !Number.isFinite(maxUnits);
       const deadline = whole ? Infinity : performance.now() + MAX_SLICE_MS;
@@ -182,7 +194,7 @@ export class StoreJob {
       this.finish();
       throw err;
     }
-    if (this.next >= this.batch.items.length) this.finish();
+    if (this.next >= this.count) this.finish();
     else this.hold();
     return this.finished;
   }
@@ -194,11 +206,27 @@ export class StoreJob {
   fitsIn(units: number): boolean {
     let total = 0;
     const { items } = this.batch;
-    for (let i = 0; i < items.length; i++) {
+    // Once packed, every slot was found (and `items` is empty).
+    for (let i = 0; i < this.count; i++) {
       total += unitsOf((this.slots[i] ??= this.core.slot(this.rec, items[i].id)));
       if (total > units) return false;
     }
     this.planned = total;
+    return true;
+  }
+
+  /**
+   * Puts its items into the core's arena (see sample-arena.ts) and lets go of the parsed batch,
+   * for a job that waits to be stored (HubCore.defer) and has not begun. False when it keeps them
+   * (an item with a `global` part).
+   */
+  pack(): boolean {
+    const { items } = this.batch;
+    if (this.packedAt >= 0 || this.next > 0 || !SampleArena.packable(items)) return false;
+    for (let i = 0; i < items.length; i++) this.slots[i] ??= this.core.slot(this.rec, items[i].id);
+    this.packedAt = this.core.arena.pack(items);
+    const { seq, t, intervalMs } = this.batch;
+    this.batch = { seq, t, intervalMs, items: [] };
     return true;
   }
 
@@ -243,6 +271,8 @@ export class HubCore {
   private jobsBusy = 0;
   /** Deferred stores not yet done, in the order they were accepted (see defer()); never in `jobs`. */
   private deferred: StoreJob[] = [];
+  /** The deferred stores' items (StoreJob.pack), until they are stored. */
+  readonly arena = new SampleArena();
   private readonly deferStores: ((urgent: boolean) => void) | undefined;
   /** engine.samples()'s activeRules, reused (see activeRules()). */
   private activeRulesScratch = new Uint8Array(64);
@@ -410,7 +440,7 @@ export class HubCore {
     const key = rec.keys.key(id);
     let totals = this.totals.get(key);
     if (totals === undefined) this.totals.set(key, (totals = new Float64Array(COUNTER_FIELDS.length)));
-    const slot: SemaphoreSlot = { key, totals, counted: false, history: undefined, changedMark: 0, engineState: undefined, watched: undefined };
+    const slot: SemaphoreSlot = { id, key, totals, counted: false, history: undefined, changedMark: 0, engineState: undefined, watched: undefined };
     rec.slots.set(id, slot);
     return slot;
   }
@@ -479,6 +509,7 @@ export class HubCore {
     // Only a job not begun: one held between slices is its service's half-stored batch.
     if (this.deferStores === undefined || job.done || job.deferred || job.work > 0 || this.jobs.get(job.rec.service) === job) return false;
     job.deferred = true;
+    job.pack();
     this.deferred.push(job);
     if (this.deferred.length === 1) this.deferStores(false);
     else if (this.deferred.length === MAX_DEFERRED_JOBS) this.deferStores(true);
@@ -498,6 +529,8 @@ export class HubCore {
         failure ??= { err };
       }
     }
+    // Every job packed into it is stored (unless one was deferred meanwhile): the next pack from the start.
+    if (this.deferred.length === 0) this.arena.reset();
     if (failure !== undefined) throw failure.err;
   }
 

@@ -4,37 +4,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LatestSample } from "../../shared/protocol/latest-sample.js";
-import type { Sample } from "../../shared/protocol/index.js";
 import { makeSample } from "../fixtures/protocol.js";
+import { sampleArb } from "../fixtures/protocol-arbitraries.js";
 
-const amount = fc.oneof(fc.nat(), fc.double({ min: 0, noNaN: true, noDefaultInfinity: true }), fc.maxSafeNat());
-// Up to 64 pairs: past the 8 each summary has room for at first, so growth is exercised.
-const pairs = (size: "small" | "max") =>
-  fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 255 }), fc.oneof(fc.nat(), fc.maxSafeNat())), { selector: (p) => p[0], maxLength: 64, size });
-const hist = fc.oneof(pairs("small"), pairs("max")).map((p) => p.sort((a, b) => a[0] - b[0]));
-const summary = fc.record({ count: amount, p50: amount, p90: amount, p99: amount, max: amount, hist });
-const sample: fc.Arbitrary<Sample> = fc.record(
-  {
-    id: fc.string({ maxLength: 12 }),
-    cap: amount,
-    inUse: amount,
-    available: fc.double({ noNaN: true, noDefaultInfinity: true }),
-    waiters: amount,
-    oldestWaitMs: amount,
-    acquired: amount,
-    released: amount,
-    timeouts: amount,
-    rejections: amount,
-    aborts: amount,
-    doubleReleases: amount,
-    leaseExpiries: amount,
-    waitMs: summary,
-    holdMs: summary,
-    longestHoldMs: amount,
-    global: fc.record({ inUse: amount, holders: fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }), own: fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }) }),
-  },
-  { requiredKeys: ["id", "cap", "inUse", "available", "waiters", "oldestWaitMs", "acquired", "released", "timeouts", "rejections", "aborts", "doubleReleases", "leaseExpiries", "waitMs", "holdMs", "longestHoldMs"] },
-);
+const sample = sampleArb(true);
 
 describe("LatestSample", () => {
   it("gives back exactly the last sample set, in schema order, after any sequence of samples", () => {

@@ -1,0 +1,195 @@
+// Deferred samples batches' items as numbers (HubCore.defer), and the few Sample objects they are
+// stored from again, reused batch after batch.
+//
+// Why: a batch put off for up to STORE_DELAY_MS was held as its parsed packet, ~15 objects a
+// sample, and every young-generation GC found ~100 ms of those packets alive and copied them:
+// ~1 MB a scavenge at 1,000 agents, most of what made the hub's scavenges dearer than the bare
+// server's (bench:hub, docs/benchmarks.md). Packed into one reused Float64Array as it is deferred,
+// while it is still in cache, the packet dies at once. At the flush each item is read back into a
+// reused Sample, and stored as the packet's would have been: Float64 holds every JSON number
+// exactly, and nothing the store path reaches keeps an item or its parts (history, totals, the
+// engine's rules and LatestSample copy the numbers), which test/main/hub/sample-arena.test.ts holds it to.
+import type { Sample, SamplesBatch, SparseHist, Summary } from "../../shared/protocol/index.js";
+
+// An item's numbers, in this order, then its histograms' pairs (wait's, then hold's).
+const CAP = 0;
+const IN_USE = 1;
+const AVAILABLE = 2;
+const WAITERS = 3;
+const OLDEST_WAIT = 4;
+const ACQUIRED = 5;
+const RELEASED = 6;
+const TIMEOUTS = 7;
+const REJECTIONS = 8;
+const ABORTS = 9;
+const DOUBLE_RELEASES = 10;
+const LEASE_EXPIRIES = 11;
+const LONGEST_HOLD = 12;
+/** A Summary's count, p50, p90, p99, max, and how many pairs its histogram has. */
+const WAIT = 13;
+const HOLD = 19;
+const FIXED = 25;
+
+type Pair = [bucket: number, count: number];
+
+function newSummary(): Summary {
+  return { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
+}
+
+/** A reused Sample, its keys in the wire's order (as the parsed packet's), and the pairs its histograms are refilled from. */
+interface ReusedSample {
+  readonly sample: Sample;
+  readonly waitPairs: Pair[];
+  readonly holdPairs: Pair[];
+}
+
+function newSample(): Sample {
+  return {
+    id: "",
+    cap: 0,
+    inUse: 0,
+    available: 0,
+    waiters: 0,
+    oldestWaitMs: 0,
+    acquired: 0,
+    released: 0,
+    timeouts: 0,
+    rejections: 0,
+    aborts: 0,
+    doubleReleases: 0,
+    leaseExpiries: 0,
+    waitMs: newSummary(),
+    holdMs: newSummary(),
+    longestHoldMs: 0,
+  };
+}
+
+
+function packSummary(v: Float64Array, at: number, s: Summary): void {
+  v[at] = s.count;
+  v[at + 1] = s.p50;
+  v[at + 2] = s.p90;
+  v[at + 3] = s.p99;
+  v[at + 4] = s.max;
+  v[at + 5] = s.hist.length;
+}
+
+function packPairs(v: Float64Array, at: number, hist: SparseHist): number {
+  for (let k = 0; k < hist.length; k++) {
+    const pair = hist[k];
+    v[at++] = pair[0];
+    v[at++] = pair[1];
+  }
+  return at;
+}
+
+function unpackSummary(v: Float64Array, at: number, pairsAt: number, s: Summary, pairs: Pair[]): number {
+  s.count = v[at];
+  s.p50 = v[at + 1];
+  s.p90 = v[at + 2];
+  s.p99 = v[at + 3];
+  s.max = v[at + 4];
+  const n = v[at + 5];
+  const hist = s.hist;
+  for (let k = 0; k < n; k++) {
+    let pair = pairs[k];
+    if (pair === undefined) pairs.push((pair = [0, 0]));
+    pair[0] = v[pairsAt++];
+    pair[1] = v[pairsAt++];
+    hist[k] = pair;
+  }
+  hist.length = n;
+  return pairsAt;
+}
+
+/** Items packed since the last reset(), at offsets pack() returned. */
+export class SampleArena {
+  private v = new Float64Array(1 << 14);
+  private used = 0;
+  private readonly samples: ReusedSample[] = [];
+  private readonly batch: SamplesBatch = { seq: 0, t: 0, intervalMs: 0, items: [] };
+
+  /** Whether pack() takes these items: it packs no item with a `global` part (rare, and kept as is). */
+  static packable(items: readonly Sample[]): boolean {
+    for (let i = 0; i < items.length; i++) if (items[i].global !== undefined) return false;
+    return true;
+  }
+
+  /** Packs `items` (packable ones); the offset to unpack them from, until the next reset(). */
+  pack(items: readonly Sample[]): number {
+    let need = 0;
+    for (let i = 0; i < items.length; i++) need += FIXED + 2 * (items[i].waitMs.hist.length + items[i].holdMs.hist.length);
+    if (this.used + need > this.v.length) {
+      const grown = new Float64Array(Math.max(2 * this.v.length, this.used + need));
+      grown.set(this.v.subarray(0, this.used));
+      this.v = grown;
+    }
+    const v = this.v;
+    const start = this.used;
+    let o = start;
+    for (let i = 0; i < items.length; i++) {
+      const s = items[i];
+      v[o + CAP] = s.cap;
+      v[o + IN_USE] = s.inUse;
+      v[o + AVAILABLE] = s.available;
+      v[o + WAITERS] = s.waiters;
+      v[o + OLDEST_WAIT] = s.oldestWaitMs;
+      v[o + ACQUIRED] = s.acquired;
+      v[o + RELEASED] = s.released;
+      v[o + TIMEOUTS] = s.timeouts;
+      v[o + REJECTIONS] = s.rejections;
+      v[o + ABORTS] = s.aborts;
+      v[o + DOUBLE_RELEASES] = s.doubleReleases;
+      v[o + LEASE_EXPIRIES] = s.leaseExpiries;
+      v[o + LONGEST_HOLD] = s.longestHoldMs;
+      packSummary(v, o + WAIT, s.waitMs);
+      packSummary(v, o + HOLD, s.holdMs);
+      o = packPairs(v, packPairs(v, o + FIXED, s.waitMs.hist), s.holdMs.hist);
+    }
+    this.used = o;
+    return start;
+  }
+
+  /**
+   * The batch `header` with its `ids.length` items unpacked from `at` (ids: each item's, in order).
+   * Every object of the answer is reused by the next unpack(): store it before that, keep none of it.
+   */
+  unpack(header: Omit<SamplesBatch, "items">, at: number, ids: readonly { readonly id: string }[]): SamplesBatch {
+    const v = this.v;
+    const n = ids.length;
+    const { samples, batch } = this;
+    while (samples.length < n) samples.push({ sample: newSample(), waitPairs: [], holdPairs: [] });
+    const items = batch.items;
+    let o = at;
+    for (let i = 0; i < n; i++) {
+      const r = samples[i];
+      const s = r.sample;
+      s.id = ids[i].id;
+      s.cap = v[o + CAP];
+      s.inUse = v[o + IN_USE];
+      s.available = v[o + AVAILABLE];
+      s.waiters = v[o + WAITERS];
+      s.oldestWaitMs = v[o + OLDEST_WAIT];
+      s.acquired = v[o + ACQUIRED];
+      s.released = v[o + RELEASED];
+      s.timeouts = v[o + TIMEOUTS];
+      s.rejections = v[o + REJECTIONS];
+      s.aborts = v[o + ABORTS];
+      s.doubleReleases = v[o + DOUBLE_RELEASES];
+      s.leaseExpiries = v[o + LEASE_EXPIRIES];
+      s.longestHoldMs = v[o + LONGEST_HOLD];
+      o = unpackSummary(v, o + HOLD, unpackSummary(v, o + WAIT, o + FIXED, s.waitMs, r.waitPairs), s.holdMs, r.holdPairs);
+      items[i] = s;
+    }
+    items.length = n;
+    batch.seq = header.seq;
+    batch.t = header.t;
+    batch.intervalMs = header.intervalMs;
+    return batch;
+  }
+
+  /** Forgets everything packed: the offsets given so far are void. */
+  reset(): void {
+    this.used = 0;
+  }
+}
