@@ -1,5 +1,6 @@
 // The table, the target checks and the JSON line of the hub benchmark.
 import os from "node:os";
+import { damonState } from "../support/kernel-reclaim.js";
 import type { HubBenchConfig } from "./config.js";
 import type { FairnessResult } from "./fairness.js";
 import type { ParseCost } from "./parse-cost.js";
@@ -62,7 +63,8 @@ export function environmentLine(config: HubBenchConfig): string {
     `node ${process.version} ${process.platform}/${process.arch}, ${cpus.length} CPU x ${cpus[0]?.model.trim() ?? "?"}; ` +
     `${config.agents} agents x ${config.semaphoresPerAgent} semaphores at ${config.intervalMs} ms from ${config.simulators} simulator processes; ` +
     `${config.rounds} ABBA round(s) of ${config.warmupMs / 1000} s warm-up (bare ${config.bareWarmupMs / 1000} s) + ${config.measureMs / 1000} s measured per server` +
-    `${config.quick ? "; QUICK smoke run (do not quote these numbers)" : ""}; load average ${os.loadavg()[0]!.toFixed(2)}`
+    `${config.quick ? "; QUICK smoke run (do not quote these numbers)" : ""}; load average ${os.loadavg()[0]!.toFixed(2)}; ` +
+    `kernel DAMON ${damonState()}`
   );
 }
 
