@@ -175,10 +175,9 @@ export class StoreJob {
         const start = this.next;
         let end = start;
         while (end < all.length && (end === start || ((whole || end - start < CHUNK_ITEMS) && units < maxUnits))) {
-          const slot = this.slots[end] ?? this.core.slot(rec, all[end].id);
+          const slot = this.slotAt(end);
           units += unitsOf(slot);
           slot.counted = true;
-          this.slots[end] = slot;
           end++;
         }
         this.core.storeItems(batch, this.slots, start, end);
@@ -205,14 +204,17 @@ export class StoreJob {
    */
   fitsIn(units: number): boolean {
     let total = 0;
-    const { items } = this.batch;
-    // Once packed, every slot was found (and `items` is empty).
     for (let i = 0; i < this.count; i++) {
-      total += unitsOf((this.slots[i] ??= this.core.slot(this.rec, items[i].id)));
+      total += unitsOf(this.slotAt(i));
       if (total > units) return false;
     }
     this.planned = total;
     return true;
+  }
+
+  /** Item i's slot, found (or made) the first time it is asked for. Once packed, every item's was found (pack()). */
+  private slotAt(i: number): SemaphoreSlot {
+    return (this.slots[i] ??= this.core.slot(this.rec, this.batch.items[i].id));
   }
 
   /**
@@ -223,7 +225,7 @@ export class StoreJob {
   pack(): boolean {
     const { items } = this.batch;
     if (this.packedAt >= 0 || this.next > 0 || !SampleArena.packable(items)) return false;
-    for (let i = 0; i < items.length; i++) this.slots[i] ??= this.core.slot(this.rec, items[i].id);
+    for (let i = 0; i < items.length; i++) this.slotAt(i);
     this.packedAt = this.core.arena.pack(items);
     const { seq, t, intervalMs } = this.batch;
     this.batch = { seq, t, intervalMs, items: [] };
