@@ -9,26 +9,13 @@
 // reused Sample, and stored as the packet's would have been: Float64 holds every JSON number
 // exactly, and nothing the store path reaches keeps an item or its parts (history, totals, the
 // engine's rules and LatestSample copy the numbers), which test/main/hub/sample-arena.test.ts holds it to.
-import type { Sample, SamplesBatch, SparseHist, Summary } from "../../shared/protocol/index.js";
+import type { Sample, SamplesBatch, Summary } from "../../shared/protocol/index.js";
+import { HOLD_AT, PAIRS_AT, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "../../shared/protocol/sample-numbers.js";
 
-// An item's numbers, in this order, then its histograms' pairs (wait's, then hold's).
-const CAP = 0;
-const IN_USE = 1;
-const AVAILABLE = 2;
-const WAITERS = 3;
-const OLDEST_WAIT = 4;
-const ACQUIRED = 5;
-const RELEASED = 6;
-const TIMEOUTS = 7;
-const REJECTIONS = 8;
-const ABORTS = 9;
-const DOUBLE_RELEASES = 10;
-const LEASE_EXPIRIES = 11;
-const LONGEST_HOLD = 12;
-/** A Summary's count, p50, p90, p99, max, and how many pairs its histogram has. */
-const WAIT = 13;
-const HOLD = 19;
-const FIXED = 25;
+// An item's numbers are laid out as sample-numbers.ts says, its wait pairs right after them, then its hold pairs.
+const AT = Object.fromEntries(SAMPLE_NUMBERS.map((name, i) => [name, i])) as Record<(typeof SAMPLE_NUMBERS)[number], number>;
+const { cap: CAP, inUse: IN_USE, available: AVAILABLE, waiters: WAITERS, oldestWaitMs: OLDEST_WAIT, acquired: ACQUIRED, released: RELEASED } = AT;
+const { timeouts: TIMEOUTS, rejections: REJECTIONS, aborts: ABORTS, doubleReleases: DOUBLE_RELEASES, leaseExpiries: LEASE_EXPIRIES, longestHoldMs: LONGEST_HOLD } = AT;
 
 type Pair = [bucket: number, count: number];
 
@@ -65,24 +52,6 @@ function newSample(): Sample {
 }
 
 
-function packSummary(v: Float64Array, at: number, s: Summary): void {
-  v[at] = s.count;
-  v[at + 1] = s.p50;
-  v[at + 2] = s.p90;
-  v[at + 3] = s.p99;
-  v[at + 4] = s.max;
-  v[at + 5] = s.hist.length;
-}
-
-function packPairs(v: Float64Array, at: number, hist: SparseHist): number {
-  for (let k = 0; k < hist.length; k++) {
-    const pair = hist[k];
-    v[at++] = pair[0];
-    v[at++] = pair[1];
-  }
-  return at;
-}
-
 function unpackSummary(v: Float64Array, at: number, pairsAt: number, s: Summary, pairs: Pair[]): number {
   s.count = v[at];
   s.p50 = v[at + 1];
@@ -118,7 +87,7 @@ export class SampleArena {
   /** Packs `items` (packable ones); the offset to unpack them from, until the next reset(). */
   pack(items: readonly Sample[]): number {
     let need = 0;
-    for (let i = 0; i < items.length; i++) need += FIXED + 2 * (items[i].waitMs.hist.length + items[i].holdMs.hist.length);
+    for (let i = 0; i < items.length; i++) need += PAIRS_AT + 2 * (items[i].waitMs.hist.length + items[i].holdMs.hist.length);
     if (this.used + need > this.v.length) {
       const grown = new Float64Array(Math.max(2 * this.v.length, this.used + need));
       grown.set(this.v.subarray(0, this.used));
@@ -129,22 +98,9 @@ export class SampleArena {
     let o = start;
     for (let i = 0; i < items.length; i++) {
       const s = items[i];
-      v[o + CAP] = s.cap;
-      v[o + IN_USE] = s.inUse;
-      v[o + AVAILABLE] = s.available;
-      v[o + WAITERS] = s.waiters;
-      v[o + OLDEST_WAIT] = s.oldestWaitMs;
-      v[o + ACQUIRED] = s.acquired;
-      v[o + RELEASED] = s.released;
-      v[o + TIMEOUTS] = s.timeouts;
-      v[o + REJECTIONS] = s.rejections;
-      v[o + ABORTS] = s.aborts;
-      v[o + DOUBLE_RELEASES] = s.doubleReleases;
-      v[o + LEASE_EXPIRIES] = s.leaseExpiries;
-      v[o + LONGEST_HOLD] = s.longestHoldMs;
-      packSummary(v, o + WAIT, s.waitMs);
-      packSummary(v, o + HOLD, s.holdMs);
-      o = packPairs(v, packPairs(v, o + FIXED, s.waitMs.hist), s.holdMs.hist);
+      const holdPairsAt = o + PAIRS_AT + 2 * s.waitMs.hist.length;
+      writeSampleNumbers(v, o, s, o + PAIRS_AT, holdPairsAt);
+      o = holdPairsAt + 2 * s.holdMs.hist.length;
     }
     this.used = o;
     return start;
@@ -178,7 +134,7 @@ export class SampleArena {
       s.doubleReleases = v[o + DOUBLE_RELEASES];
       s.leaseExpiries = v[o + LEASE_EXPIRIES];
       s.longestHoldMs = v[o + LONGEST_HOLD];
-      o = unpackSummary(v, o + HOLD, unpackSummary(v, o + WAIT, o + FIXED, s.waitMs, r.waitPairs), s.holdMs, r.holdPairs);
+      o = unpackSummary(v, o + HOLD_AT, unpackSummary(v, o + WAIT_AT, o + PAIRS_AT, s.waitMs, r.waitPairs), s.holdMs, r.holdPairs);
       items[i] = s;
     }
     items.length = n;

@@ -184,7 +184,7 @@ export class HistoryStore {
 
   /** Keys held, least recently updated first. */
   keys(): string[] {
-    return [...this.byKey.values()].sort((a, b) => this.stampOf(a) - this.stampOf(b)).map((e) => e.key);
+    return this.byRecency().map((e) => e.key);
   }
 
   get size(): number {
@@ -242,6 +242,11 @@ export class HistoryStore {
     return this.recency.stamp(entry.index);
   }
 
+  /** Every entry held, least recently updated first. */
+  private byRecency(): HistoryEntry[] {
+    return [...this.byKey.values()].sort((a, b) => this.stampOf(a) - this.stampOf(b));
+  }
+
   /** The least recently updated entry (O(1) amortized: one sorted scan per `size` evictions). */
   private leastRecent(): HistoryEntry | undefined {
     for (;;) {
@@ -251,7 +256,7 @@ export class HistoryStore {
         this.nextCandidate++;
       }
       if (this.byKey.size === 0) return undefined;
-      const sorted = [...this.byKey.values()].sort((a, b) => this.stampOf(a) - this.stampOf(b));
+      const sorted = this.byRecency();
       this.candidates = sorted;
       this.candidateStamps = sorted.map((c) => this.stampOf(c));
       this.nextCandidate = 0;

@@ -7,47 +7,11 @@
 // reused from sample to sample lets the wire object die young. Readers (/api/state, /ui, metrics,
 // the global view) are rare next to writes and get a fresh Sample, equal to the one written
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
+import { HOLD_AT, PAIRS_AT, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
 import type { Sample, SampleGlobal, SparseHist, Summary } from "./types.js";
 
-/** The plain-number fields of a Sample, in schema order (waitMs and holdMs go between the last two). */
-const NUMBERS = [
-  "cap",
-  "inUse",
-  "available",
-  "waiters",
-  "oldestWaitMs",
-  "acquired",
-  "released",
-  "timeouts",
-  "rejections",
-  "aborts",
-  "doubleReleases",
-  "leaseExpiries",
-  "longestHoldMs",
-] as const;
-
-/** Where each Summary's numbers start in the store: count, p50, p90, p99, max, pairs held. */
-const WAIT_AT = NUMBERS.length;
-const HOLD_AT = WAIT_AT + 6;
-const PAIRS_AT = HOLD_AT + 6;
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
 const INITIAL_PAIRS = 8;
-
-function writeSummary(v: Float64Array, at: number, pairsAt: number, s: Summary): void {
-  v[at] = s.count;
-  v[at + 1] = s.p50;
-  v[at + 2] = s.p90;
-  v[at + 3] = s.p99;
-  v[at + 4] = s.max;
-  const h = s.hist;
-  const n = h.length;
-  v[at + 5] = n;
-  for (let i = 0; i < n; i++) {
-    const pair = h[i];
-    v[pairsAt + 2 * i] = pair[0];
-    v[pairsAt + 2 * i + 1] = pair[1];
-  }
-}
 
 function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
   const n = v[at + 5];
@@ -101,22 +65,7 @@ export class LatestSample {
       this.pairs = Math.max(most, 2 * this.pairs);
       this.values = new Float64Array(PAIRS_AT + 4 * this.pairs);
     }
-    const v = this.values;
-    v[0] = s.cap;
-    v[1] = s.inUse;
-    v[2] = s.available;
-    v[3] = s.waiters;
-    v[4] = s.oldestWaitMs;
-    v[5] = s.acquired;
-    v[6] = s.released;
-    v[7] = s.timeouts;
-    v[8] = s.rejections;
-    v[9] = s.aborts;
-    v[10] = s.doubleReleases;
-    v[11] = s.leaseExpiries;
-    v[12] = s.longestHoldMs;
-    writeSummary(v, WAIT_AT, PAIRS_AT, s.waitMs);
-    writeSummary(v, HOLD_AT, PAIRS_AT + 2 * this.pairs, s.holdMs);
+    writeSampleNumbers(this.values, 0, s, PAIRS_AT, PAIRS_AT + 2 * this.pairs);
     this.global = s.global;
     this.held = true;
     this.built = null;
