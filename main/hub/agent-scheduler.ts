@@ -57,7 +57,21 @@ const INTERNAL_ERROR: AnyAck = { ok: false, error: "internal error" };
 
 export class Lane {
   readonly queue: Item[] = [];
-  current: { job: Job; item: Item; work: number; answered: boolean } | undefined;
+  // The job begun and not finished, and its message, are fields of the lane, not an object made
+  // per message: V8 pretenures an allocation site whose objects outlive young GCs (as this one's
+  // did while batches waited at start-up), and an old-generation object, even a dead one, keeps
+  // whatever young object it points at alive through every young GC until a full one. A {job, item}
+  // made per message then kept each message's whole parsed packet: ~15 MB promoted per young GC
+  // and a full GC every few seconds, for good (docs/benchmarks.md, 2026-12-02 afternoon). The lane
+  // is long-lived anyway, and finish() drops both references.
+  /** The job begun and not finished (a batch stored over several slices), or undefined. */
+  job: Job | undefined = undefined;
+  /** The message `job` came from. */
+  jobItem: Item | undefined = undefined;
+  /** The work of `job` already counted to vtime. */
+  jobWork = 0;
+  /** `jobItem` has had its answer (the job's early one). */
+  jobAnswered = false;
   vtime = 0;
   paused = false;
   /** Its last item (the disconnect) is queued: nothing more comes. */
@@ -74,7 +88,19 @@ export class Lane {
   ) {}
 
   get idle(): boolean {
-    return this.current === undefined && this.queue.length === 0;
+    return this.job === undefined && this.queue.length === 0;
+  }
+
+  begin(job: Job, item: Item): void {
+    this.job = job;
+    this.jobItem = item;
+    this.jobWork = 0;
+    this.jobAnswered = false;
+  }
+
+  finish(): void {
+    this.job = undefined;
+    this.jobItem = undefined;
   }
 }
 
@@ -252,7 +278,7 @@ export class AgentScheduler {
 
   private runnable(lane: Lane, draining: boolean): boolean {
     // A job started runs to its end, whatever the budget: half done, it holds its service up.
-    if (lane.current !== undefined) return true;
+    if (lane.job !== undefined) return true;
     const next = lane.queue[0];
     if (next === undefined) return false;
     if (draining || !this.hooks.busy()) return true;
@@ -272,28 +298,30 @@ export class AgentScheduler {
     this.vclock = lane.vtime;
     lane.running = true;
     let work = 0;
-    if (lane.current === undefined) {
-      const item = lane.queue.shift()!;
+    if (lane.job === undefined) {
+      const msg = lane.queue.shift()!;
       work = 1;
-      const r = this.hooks.guard("agent message", INTERNAL_ERROR, () => item.run());
-      if (isJob(r)) lane.current = { job: r, item, work: 0, answered: false };
-      else item.answer(r);
+      const r = this.hooks.guard("agent message", INTERNAL_ERROR, () => msg.run());
+      if (isJob(r)) lane.begin(r, msg);
+      else msg.answer(r);
     }
-    const cur = lane.current;
-    if (cur !== undefined) {
-      let answer = this.hooks.guard("agent samples", INTERNAL_ERROR, () => cur.job.step(SLICE_ITEMS));
+    const job = lane.job;
+    const item = lane.jobItem;
+    if (job !== undefined && item !== undefined) {
+      let answer = this.hooks.guard("agent samples", INTERNAL_ERROR, () => job.step(SLICE_ITEMS));
       // An answer known before the work is done (a small batch, accepted, about to be stored
       // whole): sent first, then the store, in this same slice (see Job.early).
-      if (answer === undefined && !cur.answered && cur.job.early !== undefined) {
-        cur.answered = true;
-        cur.item.answer(cur.job.early);
-        answer = this.hooks.guard("agent samples", INTERNAL_ERROR, () => cur.job.step(SLICE_ITEMS));
+      if (answer === undefined && !lane.jobAnswered && job.early !== undefined) {
+        lane.jobAnswered = true;
+        item.answer(job.early);
+        answer = this.hooks.guard("agent samples", INTERNAL_ERROR, () => job.step(SLICE_ITEMS));
       }
-      work += cur.job.work - cur.work;
-      cur.work = cur.job.work;
+      work += job.work - lane.jobWork;
+      lane.jobWork = job.work;
       if (answer !== undefined) {
-        lane.current = undefined;
-        if (!cur.answered) cur.item.answer(answer);
+        const answered = lane.jobAnswered;
+        lane.finish();
+        if (!answered) item.answer(answer);
       }
     }
     // The fair share counts the work done, new semaphores weighing more (see StoreJob); the

@@ -33,15 +33,28 @@ import { setFlagsFromString } from "node:v8";
 // in a 40 s window 85 s in, and 17.8 µs a sample against 14.7 with the factor fixed at 2 (one
 // mark-compact); 12 minutes in, 25.6 µs (docs/benchmarks.md, 2026-12-01 evening). The cost: up
 // to the live heap again in garbage before a mark-compact (~100 MB at 10,000 semaphores).
-export const HUB_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=64", "--min-semi-space-size=64", "--heap-growing-percent=100"];
+//
+// Why no allocation-site pretenuring: V8 watches what share of the objects made at each object or
+// array literal outlive young GCs, and from then on makes that literal's objects in the old
+// generation. An object there, even a dead one, keeps the young objects it points at alive through
+// every young GC until the next full one. The hub's state is made once per semaphore, so
+// pretenuring gains it little; and at start-up, while 1,000 agents' first batches wait their turn,
+// per-message objects live long enough to be pretenured, after which each one holds its message's
+// parsed packet: one bench:hub run of about ten promoted ~15 MB every young GC and ran a full GC
+// every ~9 s for its whole twelve minutes (docs/benchmarks.md, 2026-12-02 afternoon). The
+// scheduler's per-message object that did it is gone (agent-scheduler.ts, Lane), but other short
+// literals on the message path remain, in the hub and in socket.io; this flag covers them all.
+// test/main/hub/young-gc-retention.test.ts holds both.
+export const HUB_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=64", "--min-semi-space-size=64", "--heap-growing-percent=100", "--no-allocation-site-pretenuring"];
 
 /**
- * The flags of HUB_NODE_FLAGS that V8 reads at every garbage collection, and so still take effect
- * when set after the process started. The packaged app is launched without --js-flags (nothing
+ * The flags of HUB_NODE_FLAGS that V8 reads at every garbage collection (the growing factor; the
+ * pretenuring decisions, made after each young GC), and so still take effect when set after the
+ * process started. The packaged app is launched without --js-flags (nothing
  * stands between the user and Electron's binary), so its main process, which holds the hub, sets
  * these itself (applyHubRuntimeFlags). The semi-space sizes are read once, when the heap is made.
  */
-export const HUB_RUNTIME_FLAGS: readonly string[] = ["--heap-growing-percent=100"];
+export const HUB_RUNTIME_FLAGS: readonly string[] = ["--heap-growing-percent=100", "--no-allocation-site-pretenuring"];
 
 /** Sets HUB_RUNTIME_FLAGS in this process, for its next garbage collection on. */
 export function applyHubRuntimeFlags(): void {
