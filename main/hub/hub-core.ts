@@ -531,6 +531,9 @@ export class HubCore {
         failure ??= { err };
       }
     }
+    // Emptied, not just dropped: should V8 pretenure this array's allocation site, a dead array in
+    // the old generation would keep its jobs alive through young GCs (see Lane in agent-scheduler.ts).
+    jobs.length = 0;
     // Every job packed into it is stored (unless one was deferred meanwhile): the next pack from the start.
     if (this.deferred.length === 0) this.arena.reset();
     if (failure !== undefined) throw failure.err;
@@ -622,12 +625,13 @@ export class HubCore {
     const now = this.now();
     // tick changes nothing unless some agent is connected, so only those ticks are recorded:
     // a replay that ticks exactly where the hub did raises exactly the same agent_down alerts.
-    if (this.engine.agents().some((a) => a.connected)) {
+    if (this.engine.anyConnected()) {
       this.record({ r: now, k: "tick" });
       this.applied(this.engine.tick(now));
     }
     if (this.forgetAfterMs <= 0) return;
-    for (const rec of [...this.agents.values()]) {
+    // No copy of the map: forget() deletes only the entry being visited, which a Map's iterator allows.
+    for (const rec of this.agents.values()) {
       if (rec.owner === undefined && rec.disconnectedAt !== null && now - rec.disconnectedAt >= this.forgetAfterMs) this.forget(rec, now);
     }
   }

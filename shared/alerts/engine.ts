@@ -326,6 +326,12 @@ export class AlertEngine {
     }));
   }
 
+  /** Whether any known agent is connected: the hub's tick asks every second, without a copy of agents(). */
+  anyConnected(): boolean {
+    for (const a of this.agentsById.values()) if (a.connected) return true;
+    return false;
+  }
+
   /** One entry per (service, name) with at least one live replica, sorted by key. */
   fleet(): FleetEntry[] {
     const out: FleetEntry[] = [];

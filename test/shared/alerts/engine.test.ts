@@ -93,6 +93,24 @@ describe("AlertEngine", () => {
     expect(engine.agents()).toEqual([]);
   });
 
+  // The hub's tick asks this every second, and records a tick only when the answer is yes.
+  it("says whether any agent is connected, as agents() does", () => {
+    const engine = new AlertEngine();
+    const a = new ScriptedAgent(engine, "a", "checkout", "web-1");
+    const b = new ScriptedAgent(engine, "b", "checkout", "web-2");
+    const asAgents = () => engine.agents().some((x) => x.connected);
+    expect([engine.anyConnected(), asAgents()]).toEqual([false, false]);
+    a.hello();
+    b.hello();
+    expect([engine.anyConnected(), asAgents()]).toEqual([true, true]);
+    engine.disconnect("a", T0);
+    expect([engine.anyConnected(), asAgents()]).toEqual([true, true]);
+    engine.disconnect("b", T0);
+    expect([engine.anyConnected(), asAgents()]).toEqual([false, false]);
+    b.hello();
+    expect([engine.anyConnected(), asAgents()]).toEqual([true, true]);
+  });
+
   it("keys per-semaphore alerts by service/instance/id, so replicas do not share them", () => {
     const engine = new AlertEngine();
     const a = new ScriptedAgent(engine, "a", "checkout", "web-1");
