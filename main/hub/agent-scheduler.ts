@@ -258,11 +258,16 @@ export class AgentScheduler {
   private pick(now: number, draining: boolean): Lane | "system" | undefined {
     const sys = this.systemTasks[0];
     if (sys !== undefined && (draining || !this.hooks.busy() || now - sys.since >= SYSTEM_MAX_WAIT_MS)) return "system";
+    let unparked = false;
     for (;;) {
       const lane = this.ready.pop();
       if (lane === undefined) {
-        // Nothing runnable; when draining, whatever is parked runs regardless.
-        if (!draining || this.parked.length === 0) return undefined;
+        // Nothing runnable in the heap. What is parked waited for a store that may have finished
+        // since, in this very turn: look once more, unless one is still half done. Else a replica
+        // whose message queued behind another replica's big batch waited for some other message,
+        // or the next tick, to be looked at again. Draining, whatever is parked runs regardless.
+        if (this.parked.length === 0 || (!draining && (unparked || this.hooks.busy()))) return undefined;
+        unparked = true;
         this.unpark();
         continue;
       }

@@ -214,6 +214,29 @@ describe("AgentScheduler", () => {
     expect(log.slice(3).sort()).toEqual(["hello s", "hello s on o", "later", "same"]);
   });
 
+  // Replicas of one service: one's big batch is stored in slices, and the others' messages, queued
+  // meanwhile, must run as soon as it is done, not wait for some other message (or the next tick)
+  // to wake the scheduler.
+  it("runs lanes that waited for their service's half-stored batch as soon as it is stored, with nothing else arriving", async () => {
+    let storing: string | undefined;
+    const sched = new AgentScheduler(hooks((svc) => storing !== undefined && (svc === undefined || svc === storing)));
+    const log: string[] = [];
+    const lane = () => sched.add(new Lane({ service: "s" }, transport(), new WorkBudget(1e6, 1e6)));
+    let left = 3;
+    const big: Job = {
+      work: 0,
+      step: () => {
+        log.push(`big.${3 - left}`);
+        storing = --left > 0 ? "s" : undefined;
+        return left > 0 ? undefined : { ok: true };
+      },
+    };
+    sched.push(lane(), { run: () => big, answer: () => log.push("answer big") }, 1);
+    for (const name of ["r1", "r2"]) sched.push(lane(), { run: () => (log.push(name), { ok: true }), answer: () => log.push(`answer ${name}`) }, 1);
+    await settled();
+    expect(log).toEqual(["big.0", "big.1", "big.2", "answer big", "r1", "answer r1", "r2", "answer r2"]);
+  });
+
   it("stops reading a lane over its budget until the budget is back, and refuses nothing", async () => {
     const sched = new AgentScheduler(hooks());
     const t = transport();
