@@ -10,12 +10,8 @@
 // exactly, and nothing the store path reaches keeps an item or its parts (history, totals, the
 // engine's rules and LatestSample copy the numbers), which test/main/hub/sample-arena.test.ts holds it to.
 import type { Sample, SamplesBatch, Summary } from "../../shared/protocol/index.js";
-import { HOLD_AT, PAIRS_AT, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "../../shared/protocol/sample-numbers.js";
-
 // An item's numbers are laid out as sample-numbers.ts says, its wait pairs right after them, then its hold pairs.
-const AT = Object.fromEntries(SAMPLE_NUMBERS.map((name, i) => [name, i])) as Record<(typeof SAMPLE_NUMBERS)[number], number>;
-const { cap: CAP, inUse: IN_USE, available: AVAILABLE, waiters: WAITERS, oldestWaitMs: OLDEST_WAIT, acquired: ACQUIRED, released: RELEASED } = AT;
-const { timeouts: TIMEOUTS, rejections: REJECTIONS, aborts: ABORTS, doubleReleases: DOUBLE_RELEASES, leaseExpiries: LEASE_EXPIRIES, longestHoldMs: LONGEST_HOLD } = AT;
+import { HOLD_AT, PAIRS_AT, readSampleNumbers, WAIT_AT, writeSampleNumbers } from "../../shared/protocol/sample-numbers.js";
 
 type Pair = [bucket: number, count: number];
 
@@ -121,19 +117,7 @@ export class SampleArena {
       const r = samples[i];
       const s = r.sample;
       s.id = ids[i].id;
-      s.cap = v[o + CAP];
-      s.inUse = v[o + IN_USE];
-      s.available = v[o + AVAILABLE];
-      s.waiters = v[o + WAITERS];
-      s.oldestWaitMs = v[o + OLDEST_WAIT];
-      s.acquired = v[o + ACQUIRED];
-      s.released = v[o + RELEASED];
-      s.timeouts = v[o + TIMEOUTS];
-      s.rejections = v[o + REJECTIONS];
-      s.aborts = v[o + ABORTS];
-      s.doubleReleases = v[o + DOUBLE_RELEASES];
-      s.leaseExpiries = v[o + LEASE_EXPIRIES];
-      s.longestHoldMs = v[o + LONGEST_HOLD];
+      readSampleNumbers(v, o, s);
       o = unpackSummary(v, o + HOLD_AT, unpackSummary(v, o + WAIT_AT, o + PAIRS_AT, s.waitMs, r.waitPairs), s.holdMs, r.holdPairs);
       items[i] = s;
     }

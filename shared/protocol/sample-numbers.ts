@@ -63,3 +63,23 @@ export function writeSampleNumbers(v: Float64Array, at: number, s: Sample, waitP
   writeSummary(v, at + WAIT_AT, waitPairsAt, s.waitMs);
   writeSummary(v, at + HOLD_AT, holdPairsAt, s.holdMs);
 }
+
+/**
+ * Reads the plain numbers writeSampleNumbers wrote from v[at] back into `into` (the summaries'
+ * numbers and pairs are the caller's to read: where the pairs go is the keeper's own layout).
+ */
+export function readSampleNumbers(v: Float64Array, at: number, into: Sample): void {
+  into.cap = v[at];
+  into.inUse = v[at + 1];
+  into.available = v[at + 2];
+  into.waiters = v[at + 3];
+  into.oldestWaitMs = v[at + 4];
+  into.acquired = v[at + 5];
+  into.released = v[at + 6];
+  into.timeouts = v[at + 7];
+  into.rejections = v[at + 8];
+  into.aborts = v[at + 9];
+  into.doubleReleases = v[at + 10];
+  into.leaseExpiries = v[at + 11];
+  into.longestHoldMs = v[at + 12];
+}
