@@ -2,6 +2,7 @@
 // one, which an embedding process may use). Values are read at scrape time from the engine and
 // the running totals, so a sample costs nothing here and a gone semaphore's series just stop.
 import { Counter, Gauge, Registry } from "prom-client";
+import type { FleetEntry } from "../../shared/alerts/index.js";
 import type { SemaphoreState } from "../../shared/protocol/index.js";
 import { COUNTER_FIELDS, type HubCore } from "./hub-core.js";
 
@@ -34,6 +35,7 @@ const STATUSES = ["ok", "saturated", "convoy", "leak"] as const;
 export class HubMetrics {
   readonly registry = new Registry();
   private current: SemaphoreState[] = [];
+  private fleet: FleetEntry[] = [];
 
   constructor(
     private readonly core: HubCore,
@@ -147,6 +149,40 @@ export class HubMetrics {
     hubGauge("history_bytes", "Typed-array bytes the histories hold.", () => core.history.bytes());
     hubGauge("start_time_seconds", "When the hub started (epoch seconds).", () => core.startedAt / 1000);
 
+    const agentUp: Gauge<"service" | "instance"> = new Gauge({
+      name: "semscope_hub_agent_up",
+      help: "1 while the agent streams to this hub, 0 once it is gone (kept while the hub remembers it).",
+      labelNames: ["service", "instance"],
+      registers: [r],
+      collect: () => {
+        agentUp.reset();
+        for (const a of core.engine.agents()) agentUp.set({ service: a.service, instance: a.instance }, a.connected ? 1 : 0);
+      },
+    });
+
+    // The fleet as the over_budget rule sees it (shared/alerts/fleet.ts): replicas of a service
+    // sharing a semaphore name, so a Prometheus rule and the hub's own cannot disagree on a sum.
+    const fleet = (name: string, help: string, value: (f: FleetEntry) => number | null): void => {
+      const g: Gauge<"service" | "semaphore" | "scope"> = new Gauge({
+        name: `semscope_fleet_${name}`,
+        help,
+        labelNames: ["service", "semaphore", "scope"],
+        registers: [r],
+        collect: () => {
+          g.reset();
+          for (const f of this.fleet) {
+            const v = value(f);
+            if (v !== null) g.set({ service: f.service, semaphore: f.name, scope: f.scope }, v);
+          }
+        },
+      });
+    };
+    fleet("cap", "Permits the fleet admits: the replicas' caps summed (scope process), the global cap (scope global).", (f) => f.cap);
+    fleet("in_use", "Permits held across the live replicas.", (f) => f.inUse);
+    fleet("waiters", "Callers queued across the live replicas.", (f) => f.waiters);
+    fleet("instances", "Live replicas reporting the semaphore.", (f) => f.instances);
+    fleet("budget", "The budget the replicas declare (the smallest, if they disagree); absent without one.", (f) => f.budget);
+
     const alerts: Gauge<"rule" | "severity"> = new Gauge({
       name: "semscope_hub_alerts_active",
       help: "Active alerts by rule and severity.",
@@ -165,6 +201,7 @@ export class HubMetrics {
 
   async render(): Promise<string> {
     this.current = this.core.engine.semaphores();
+    this.fleet = this.core.engine.fleet();
     // Totals of semaphores that are gone stop being exported, and are dropped.
     const live = new Set(this.current.map((s) => s.key));
     for (const key of this.core.totals.keys()) if (!live.has(key)) this.core.totals.delete(key);
@@ -172,6 +209,7 @@ export class HubMetrics {
       return await this.registry.metrics();
     } finally {
       this.current = [];
+      this.fleet = [];
     }
   }
 }

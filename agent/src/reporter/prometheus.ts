@@ -82,22 +82,22 @@ interface Series {
 }
 
 const GAUGES: readonly { name: string; help: string; value: (s: Sample) => number }[] = [
-  { name: "semscope_permits_cap", help: "Permits of the semaphore (N).", value: (s) => s.cap },
-  { name: "semscope_permits_in_use", help: "Permits held at the last sample.", value: (s) => s.inUse },
-  { name: "semscope_permits_available", help: "Permits free at the last sample (negative while a lowered cap is over-subscribed).", value: (s) => s.available },
-  { name: "semscope_waiters", help: "Callers queued for a permit at the last sample.", value: (s) => s.waiters },
-  { name: "semscope_oldest_wait_seconds", help: "Age of the oldest waiter at the last sample.", value: (s) => s.oldestWaitMs / 1000 },
-  { name: "semscope_longest_hold_seconds", help: "Age of the oldest current holder at the last sample.", value: (s) => s.longestHoldMs / 1000 },
+  { name: "semscope_semaphore_cap", help: "Permits of the semaphore (N).", value: (s) => s.cap },
+  { name: "semscope_semaphore_in_use", help: "Permits held at the last sample.", value: (s) => s.inUse },
+  { name: "semscope_semaphore_available", help: "Permits free at the last sample (negative while a lowered cap is over-subscribed).", value: (s) => s.available },
+  { name: "semscope_semaphore_waiters", help: "Callers queued for a permit at the last sample.", value: (s) => s.waiters },
+  { name: "semscope_semaphore_oldest_wait_seconds", help: "Age of the oldest waiter at the last sample.", value: (s) => s.oldestWaitMs / 1000 },
+  { name: "semscope_semaphore_longest_hold_seconds", help: "Age of the oldest current holder at the last sample.", value: (s) => s.longestHoldMs / 1000 },
 ];
 
 const COUNTER_FAMILIES: readonly { name: string; help: string; field: CounterField }[] = [
-  { name: "semscope_acquired_total", help: "Permits granted.", field: "acquired" },
-  { name: "semscope_released_total", help: "Permits released.", field: "released" },
-  { name: "semscope_timeouts_total", help: "Acquires that timed out.", field: "timeouts" },
-  { name: "semscope_rejections_total", help: "Acquires refused at once (maxWaiters reached, tryAcquire refused).", field: "rejections" },
-  { name: "semscope_aborts_total", help: "Acquires aborted by their signal.", field: "aborts" },
-  { name: "semscope_double_releases_total", help: "Second release() calls on one permit.", field: "doubleReleases" },
-  { name: "semscope_lease_expiries_total", help: "Permits taken back after their lease expired.", field: "leaseExpiries" },
+  { name: "semscope_semaphore_acquired_total", help: "Permits granted.", field: "acquired" },
+  { name: "semscope_semaphore_released_total", help: "Permits released.", field: "released" },
+  { name: "semscope_semaphore_timeouts_total", help: "Acquires that timed out.", field: "timeouts" },
+  { name: "semscope_semaphore_rejections_total", help: "Acquires refused at once (maxWaiters reached, tryAcquire refused).", field: "rejections" },
+  { name: "semscope_semaphore_aborts_total", help: "Acquires aborted by their signal.", field: "aborts" },
+  { name: "semscope_semaphore_double_releases_total", help: "Second release() calls on one permit.", field: "doubleReleases" },
+  { name: "semscope_semaphore_lease_expiries_total", help: "Permits taken back after their lease expired.", field: "leaseExpiries" },
 ];
 
 export class PrometheusExporter {
@@ -177,8 +177,8 @@ export class PrometheusExporter {
     return [
       ...GAUGES.map((g) => perSeries(g.name, g.help, "gauge", (s) => g.value(s.last))),
       ...COUNTER_FAMILIES.map((c) => perSeries(c.name, c.help, "counter", (s) => s.totals[c.field])),
-      () => this.histogramFamily("semscope_wait_seconds", "Time from acquire() to the grant, for grants since the agent connected.", (s) => s.wait),
-      () => this.histogramFamily("semscope_hold_seconds", "Time from grant to release, for releases since the agent connected.", (s) => s.hold),
+      () => this.histogramFamily("semscope_semaphore_wait_duration_seconds", "Time from acquire() to the grant, for grants since the agent connected.", (s) => s.wait),
+      () => this.histogramFamily("semscope_semaphore_hold_duration_seconds", "Time from grant to release, for releases since the agent connected.", (s) => s.hold),
       agentFamily("semscope_agent_connected", "1 while the agent streams to the hub.", "gauge", (n) => (n.connected ? 1 : 0)),
       agentFamily("semscope_agent_buffered_batches", "Sample batches waiting for the hub's ack.", "gauge", (n) => n.bufferedBatches),
       agentFamily("semscope_agent_dropped_batches_total", "Sample batches lost (buffer full while the hub was away, or refused for size).", "counter", (n) => n.dropped),

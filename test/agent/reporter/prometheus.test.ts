@@ -69,17 +69,17 @@ async function agentWithWork(): Promise<{ agent: Agent; db: Semaphore }> {
 describe("agent.prometheus()", () => {
   it("is well-formed text with the labels service, instance and semaphore", async () => {
     const { agent } = await agentWithWork();
-    await waitUntil(() => agent.prometheus().includes("semscope_acquired_total{") && agent.seq >= 2, "a sampled interval");
+    await waitUntil(() => agent.prometheus().includes("semscope_semaphore_acquired_total{") && agent.seq >= 2, "a sampled interval");
     const { lines, types, helps } = parse(agent.prometheus());
 
-    for (const name of ["semscope_permits_in_use", "semscope_permits_cap", "semscope_permits_available", "semscope_waiters", "semscope_oldest_wait_seconds"]) {
+    for (const name of ["semscope_semaphore_in_use", "semscope_semaphore_cap", "semscope_semaphore_available", "semscope_semaphore_waiters", "semscope_semaphore_oldest_wait_seconds"]) {
       expect(types.get(name)).toBe("gauge");
     }
-    for (const name of ["semscope_acquired_total", "semscope_released_total", "semscope_timeouts_total", "semscope_rejections_total", "semscope_aborts_total", "semscope_double_releases_total", "semscope_lease_expiries_total"]) {
+    for (const name of ["semscope_semaphore_acquired_total", "semscope_semaphore_released_total", "semscope_semaphore_timeouts_total", "semscope_semaphore_rejections_total", "semscope_semaphore_aborts_total", "semscope_semaphore_double_releases_total", "semscope_semaphore_lease_expiries_total"]) {
       expect(types.get(name)).toBe("counter");
     }
-    expect(types.get("semscope_wait_seconds")).toBe("histogram");
-    expect(types.get("semscope_hold_seconds")).toBe("histogram");
+    expect(types.get("semscope_semaphore_wait_duration_seconds")).toBe("histogram");
+    expect(types.get("semscope_semaphore_hold_duration_seconds")).toBe("histogram");
     for (const name of types.keys()) expect(helps.has(name)).toBe(true);
 
     const ours = lines.filter((l) => l.labels.semaphore === "prom-db");
@@ -91,28 +91,28 @@ describe("agent.prometheus()", () => {
     }
     const value = (name: string, extra: Record<string, string> = {}) =>
       ours.find((l) => l.name === name && Object.entries(extra).every(([k, v]) => l.labels[k] === v))?.value;
-    expect(value("semscope_permits_cap")).toBe(3);
-    expect(value("semscope_permits_in_use")).toBe(1);
-    expect(value("semscope_permits_available")).toBe(2);
-    expect(value("semscope_acquired_total")).toBe(8);
-    expect(value("semscope_released_total")).toBe(7);
+    expect(value("semscope_semaphore_cap")).toBe(3);
+    expect(value("semscope_semaphore_in_use")).toBe(1);
+    expect(value("semscope_semaphore_available")).toBe(2);
+    expect(value("semscope_semaphore_acquired_total")).toBe(8);
+    expect(value("semscope_semaphore_released_total")).toBe(7);
 
-    for (const h of ["semscope_wait_seconds", "semscope_hold_seconds"]) {
+    for (const h of ["semscope_semaphore_wait_duration_seconds", "semscope_semaphore_hold_duration_seconds"]) {
       const buckets = ours.filter((l) => l.name === `${h}_bucket`);
       expect(buckets.map((b) => b.labels.le)).toEqual([...DURATION_BUCKETS_SECONDS.map(String), "+Inf"]);
       for (let i = 1; i < buckets.length; i++) expect(buckets[i].value).toBeGreaterThanOrEqual(buckets[i - 1].value);
       expect(buckets.at(-1)?.value).toBe(value(`${h}_count`));
     }
-    expect(value("semscope_wait_seconds_count")).toBe(8);
-    expect(value("semscope_hold_seconds_count")).toBe(7);
+    expect(value("semscope_semaphore_wait_duration_seconds_count")).toBe(8);
+    expect(value("semscope_semaphore_hold_duration_seconds_count")).toBe(7);
     // Seven holds of >= 2 ms: none under 1 ms, a sum of at least 14 ms.
-    expect(value("semscope_hold_seconds_bucket", { le: "0.001" })).toBe(0);
-    expect(value("semscope_hold_seconds_sum")).toBeGreaterThan(0.012);
+    expect(value("semscope_semaphore_hold_duration_seconds_bucket", { le: "0.001" })).toBe(0);
+    expect(value("semscope_semaphore_hold_duration_seconds_sum")).toBeGreaterThan(0.012);
   });
 
   it("renders exactly what its own prom-client registry renders, and stays out of the global one", async () => {
     const { agent } = await agentWithWork();
-    await waitUntil(() => agent.prometheus().includes("semscope_acquired_total{"), "a sampled interval");
+    await waitUntil(() => agent.prometheus().includes("semscope_semaphore_acquired_total{"), "a sampled interval");
     expect(await agent.registry.metrics()).toBe(agent.prometheus());
     expect(await globalRegistry.metrics()).not.toContain("semscope_");
     expect(agent.registry).not.toBe(globalRegistry);

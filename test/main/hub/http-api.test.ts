@@ -125,6 +125,13 @@ describe("GET /metrics", () => {
     expect(text).toContain("semscope_hub_rejected_total 0");
     expect(text).toContain("semscope_hub_agents_connected 1");
     expect(text).toContain('semscope_hub_alerts_active{rule="leak",severity="critical"} 1');
+    // The fleet as the over_budget rule sums it, and whether each agent still streams.
+    const fleet = 'service="checkout",semaphore="postgres",scope="process"';
+    expect(text).toContain(`semscope_fleet_cap{${fleet}} 10`);
+    expect(text).toContain(`semscope_fleet_in_use{${fleet}} 8`);
+    expect(text).toContain(`semscope_fleet_instances{${fleet}} 1`);
+    expect(text).not.toContain("semscope_fleet_budget{");
+    expect(text).toContain('semscope_hub_agent_up{service="checkout",instance="web-1"} 1');
     for (const l of series.filter((x) => x.startsWith("semscope_semaphore_"))) {
       expect(l).toMatch(/\{service="[^"]*",instance="[^"]*",semaphore="[^"]*"/);
     }
