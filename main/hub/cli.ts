@@ -1,13 +1,14 @@
 // `npm run hub -- --port <p> [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>]
-// [--allow-origin <origin>]...`: the hub without Electron (--static: web mode; --allow-origin: a
-// browser origin besides the hub's own, e.g. a dev server's). First stdout line: `semscope hub listening on http://<host>:<port>`.
+// [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]`:
+// the hub without Electron (--static: web mode; --allow-origin: a browser origin besides the
+// hub's own, e.g. a dev server's; --alertmanager/--webhook: where every alert change is sent). First stdout line: `semscope hub listening on http://<host>:<port>`.
 // Bad arguments: one line on stderr, exit 2. SIGINT/SIGTERM: close cleanly, exit 0.
 import { parseArgs } from "node:util";
 import { createHub, type Hub } from "./hub.js";
 import { HubConfigError } from "./options.js";
 
 const USAGE =
-  "usage: npm run hub -- [--port <p>] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]...";
+  "usage: npm run hub -- [--port <p>] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]";
 /** A close that takes longer than this is abandoned (exit 1) rather than leaving a hung process. */
 const CLOSE_TIMEOUT_MS = 5000;
 
@@ -27,6 +28,9 @@ function parse(argv: string[]) {
         record: { type: "string" },
         static: { type: "string" },
         "allow-origin": { type: "string", multiple: true },
+        alertmanager: { type: "string", multiple: true },
+        webhook: { type: "string", multiple: true },
+        "dashboard-url": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
       record: args.record,
       staticDir: args.static,
       allowedOrigins: args["allow-origin"],
+      alertForwarding: { alertmanager: args.alertmanager, webhooks: args.webhook, dashboardUrl: args["dashboard-url"] },
     });
   } catch (err) {
     if (err instanceof HubConfigError) fail(err.message);

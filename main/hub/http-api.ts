@@ -1,6 +1,7 @@
 // The HTTP side of the hub's port (docs/protocol.md, "Hub HTTP API"): health, state, alerts,
 // history, fleet, thresholds, Prometheus metrics, and in web mode the dashboard's files. With a
 // token, everything but /healthz and the dashboard's static files needs `Authorization: Bearer`.
+import type { ForwardingStats } from "./forwarding/alert-forwarder.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parsePayload } from "../../shared/protocol/index.js";
 import { thresholdsPatchSchema, uiFleetHistoryRequestSchema, uiHistoryRequestSchema } from "../../shared/ui-protocol/index.js";
@@ -21,6 +22,8 @@ export interface HttpDeps {
   guard: RequestGuard;
   staticFiles: StaticFiles | undefined;
   uiClients: () => number;
+  /** Where forwarded alerts stand (sent, failed, waiting, dropped) per destination. */
+  forwarding: () => ForwardingStats;
   log: (line: string) => void;
 }
 
@@ -143,6 +146,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
         historyRefused: core.history.refused,
         windowBytes: core.engine.windowBytes(),
         recording: core.recording,
+        alertForwarding: deps.forwarding(),
       });
     }
     if (path === "/api/history") {

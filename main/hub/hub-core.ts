@@ -86,6 +86,8 @@ export interface HubCoreOptions {
    * runs flushDeferred() soon (hub.ts: within STORE_DELAY_MS). Absent: every batch is stored at once.
    */
   deferStores?: (urgent: boolean) => void;
+  /** Every alert change, as the engine makes it (the hub forwards them: forwarding/alert-forwarder.ts). */
+  onAlertChanges?: (changes: readonly AlertChange[]) => void;
 }
 
 export type SamplesOutcome = { ok: true; duplicate: boolean } | { ok: false; error: string };
@@ -284,6 +286,8 @@ export class HubCore {
   /** What storeItems' warming loads read: kept, so that no compiler drops them as unused. */
   private warmth = 0;
 
+  private readonly onAlertChanges: ((changes: readonly AlertChange[]) => void) | undefined;
+
   constructor(opts: HubCoreOptions) {
     this.now = opts.now;
     this.version = opts.version;
@@ -298,6 +302,7 @@ export class HubCore {
     this.recorder = opts.recorder;
     this.forgetAfterMs = opts.forgetAfterMs;
     this.deferStores = opts.deferStores;
+    this.onAlertChanges = opts.onAlertChanges;
     this.startedAt = this.now();
     this.record({ r: this.startedAt, k: "start", p: { format: 1, hubVersion: this.version, protocol: PROTOCOL_VERSION, thresholds: this.engine.thresholds } });
   }
@@ -594,7 +599,7 @@ export class HubCore {
       if (watched === undefined || watched.length === 0) watched = slot.watched = this.evidence.watchedOf(slot.key);
       if (watched === undefined) continue;
       const more = this.evidence.afterSampleOf(slot.key, watched, t);
-      if (more.length > 0) this.changes.alert(more);
+      if (more.length > 0) this.alertsChanged(more);
     }
   }
 
@@ -718,6 +723,11 @@ export class HubCore {
     return `too many semaphores: an agent may report at most ${LIMITS.maxSemaphoresPerAgent}`;
   }
 
+  private alertsChanged(changes: readonly AlertChange[]): void {
+    this.changes.alert(changes);
+    this.onAlertChanges?.(changes);
+  }
+
   private record(line: RecordLine): void {
     this.recorder?.write(line);
   }
@@ -725,9 +735,9 @@ export class HubCore {
   private applied(changes: AlertChange[], rec?: AgentRecord): void {
     if (rec !== undefined) this.changes.agent(rec.agentId);
     if (changes.length === 0) return;
-    this.changes.alert(changes);
+    this.alertsChanged(changes);
     const more = this.evidence.onChanges(changes);
-    if (more.length > 0) this.changes.alert(more);
+    if (more.length > 0) this.alertsChanged(more);
     if (rec !== undefined) this.requestFlights(changes, rec);
   }
 

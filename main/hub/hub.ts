@@ -19,8 +19,11 @@ import { GzipRecorder } from "./recording-writer.js";
 import { RequestGuard } from "./request-guard.js";
 import { StaticFiles } from "./static-files.js";
 import { UiNamespace } from "./ui-namespace.js";
+import { AlertForwarder } from "./forwarding/alert-forwarder.js";
 
 export const HUB_VERSION: string = pkg.version;
+/** How long closing waits for the last alert changes to be delivered. */
+const FORWARD_CLOSE_MS = 2000;
 
 export interface Hub {
   /** `http://<host>:<port>`, the port the OS gave when asked for 0. */
@@ -84,7 +87,12 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     storeTimer = undefined;
     storeDeferred();
   };
+  // Links in forwarded alerts point at this hub's dashboard when it serves one (web mode), or at
+  // the dashboard URL given; known once the hub listens, before any agent can raise an alert.
+  const links: { url: string | null } = { url: o.alertForwarding.dashboardUrl ?? null };
+  const forwarder = new AlertForwarder(o.alertForwarding, o.now, () => links.url);
   const core = new HubCore({
+    onAlertChanges: forwarder.enabled ? (changes) => forwarder.onChanges(changes) : undefined,
     deferStores: (urgent) => {
       if (storeTimer !== undefined && !urgent) return;
       clearTimeout(storeTimer);
@@ -110,7 +118,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   const metrics = new HubMetrics(core, uiClients);
 
   // The HTTP handler goes on first: socket.io wraps the listeners it finds and passes on what is not its own.
-  const handle = createHttpHandler({ core, metrics, tokens, guard, staticFiles, uiClients, log: o.log });
+  const handle = createHttpHandler({ core, metrics, tokens, guard, staticFiles, uiClients, forwarding: () => forwarder.stats(), log: o.log });
   const http = createServer((req, res) => {
     storeDeferred();
     handle(req, res);
@@ -145,8 +153,10 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     await io.close().catch(() => undefined);
     scheduler.close();
     core.close();
+    await forwarder.close(0);
     throw err;
   }
+  if (links.url === null && staticFiles !== undefined) links.url = `http://${urlHost(o.host)}:${port}`;
 
   // Through the scheduler, so a tick never lands between two slices of a batch being stored.
   const ticker = setInterval(() => scheduler.system(() => core.tick()), TICK_MS);
@@ -166,6 +176,8 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
       scheduler.drain();
       scheduler.close();
       core.close();
+      // What the last inputs changed goes out, within a bound: a down Alertmanager cannot hold the close.
+      await forwarder.close(FORWARD_CLOSE_MS);
       // A compressed recording finishes writing after close() (its last flush).
       await recorder?.closed;
     })());

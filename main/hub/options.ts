@@ -5,6 +5,7 @@ import { applyThresholds, DEFAULT_THRESHOLDS, type ThresholdsPatch } from "../..
 import { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SEMAPHORES, HISTORY_FULL_BYTES } from "../../shared/history/index.js";
 import { DEFAULT_HUB_PORT, LIMITS } from "../../shared/protocol/index.js";
 import { UI_LIMITS } from "../../shared/ui-protocol/index.js";
+import { DEFAULT_MAX_WAITING, DEFAULT_RESEND_MS, forwardingUrlError, type AlertForwardingOptions } from "./forwarding/alert-forwarder.js";
 import type { RecordSink } from "./recorder.js";
 
 export interface HubOptions {
@@ -55,6 +56,8 @@ export interface HubOptions {
   allowedOrigins?: readonly string[];
   /** Where the hub writes its warnings (one line each). Default stderr. */
   log?: (line: string) => void;
+  /** Send every alert change to these Alertmanagers and webhooks (forwarding/alert-forwarder.ts). */
+  alertForwarding?: AlertForwardingOptions;
 }
 
 /** A bad option: the hub refuses to start. */
@@ -79,6 +82,7 @@ export interface ResolvedHubOptions {
   readonly ui: { readonly deltaIntervalMs: number; readonly maxBufferedBytes: number; readonly maxBufferedPackets: number };
   readonly allowedOrigins: readonly string[];
   readonly log: (line: string) => void;
+  readonly alertForwarding: AlertForwardingOptions;
 }
 
 export const DEFAULT_HOST = "127.0.0.1";
@@ -145,6 +149,17 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
   } catch (err) {
     throw new HubConfigError(err instanceof Error ? err.message : String(err));
   }
+  const forwarding = opts.alertForwarding ?? {};
+  for (const [option, urls] of [["alertmanager", forwarding.alertmanager], ["webhook", forwarding.webhooks]] as const) {
+    for (const url of urls ?? []) {
+      const why = forwardingUrlError(option, url);
+      if (why !== null) throw new HubConfigError(why);
+    }
+  }
+  if (forwarding.dashboardUrl !== undefined) {
+    const why = forwardingUrlError("dashboardUrl", forwarding.dashboardUrl);
+    if (why !== null) throw new HubConfigError(why);
+  }
   const ui = opts.ui ?? {};
   const rate = opts.agentRate ?? {};
   const budget = opts.agentBudget ?? {};
@@ -179,6 +194,11 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
     },
     allowedOrigins: [...(opts.allowedOrigins ?? [])],
     log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
+    alertForwarding: {
+      ...forwarding,
+      resendMs: int("alertForwarding.resendMs", forwarding.resendMs, DEFAULT_RESEND_MS, 100, 24 * 3600_000),
+      maxWaiting: int("alertForwarding.maxWaiting", forwarding.maxWaiting, DEFAULT_MAX_WAITING, 1, 10_000_000),
+    },
   };
 }
 
