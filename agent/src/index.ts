@@ -13,4 +13,5 @@ export type { RedisSemaphoreOptions, RedisSemaphoreHandle, OnRedisDown } from ".
 export type { InstrumentHandle, InstrumentOptions, AdapterInfo, AdapterSnapshot, AdapterCounters, BlindField } from "./adapters/adapter-core.js";
 export type { PLimitHandle, LimitLike } from "./adapters/p-limit.js";
 export { connect, type Agent, type AgentStatus, type ConnectOptions } from "./reporter/connect.js";
+export type { OtelMeter, OtelOptions, OtelAttributes } from "./otel-metrics.js";
 export type { AgentEvent, Sample, SemaphoreInfo, QueueMode, FlightRecord, FlightOp, FlightOpKind } from "../../shared/protocol/types.js";

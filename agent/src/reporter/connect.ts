@@ -20,6 +20,7 @@ import { truncate } from "./sanitize.js";
 import { ACK_TIMEOUT_MS, Outbox } from "./outbox.js";
 import { jsonBytes, splitIntoGroups } from "./packet-split.js";
 import { PrometheusExporter } from "./prometheus.js";
+import { OtelBridge, type OtelOptions } from "../otel-metrics.js";
 
 export type { ConnectOptions } from "./connect-options.js";
 
@@ -78,6 +79,8 @@ export interface Agent {
   prometheus(): string;
   /** The same metrics in a prom-client Registry of the agent's own, for Registry.merge(). */
   readonly registry: Registry;
+  /** Reports the same numbers as OpenTelemetry instruments on the service's Meter; returns its stop(). */
+  otel(options: OtelOptions): () => void;
   /** Stops sampling and flushes what it can within 2 s; resolves, never rejects. */
   close(): Promise<void>;
 }
@@ -95,6 +98,7 @@ class Reporter implements Agent {
   private readonly flight: FlightResponder;
   private readonly exporter: PrometheusExporter;
   private readonly unsubscribe: (() => void)[] = [];
+  private readonly otelBridges = new Set<OtelBridge>();
   private readonly tickTimer: ReturnType<typeof setInterval>;
   private registerTimer: ReturnType<typeof setTimeout> | undefined;
   private registeredVersion = -1;
@@ -218,6 +222,20 @@ class Reporter implements Agent {
     });
   }
 
+  otel(options: OtelOptions): () => void {
+    const meter = (options as Partial<OtelOptions> | undefined)?.meter;
+    const methods = ["createCounter", "createHistogram", "createObservableGauge"] as const;
+    if (meter === null || typeof meter !== "object" || methods.some((m) => typeof meter[m] !== "function")) {
+      throw new TypeError("agent.otel: expects { meter }, an OpenTelemetry Meter (metrics.getMeter(name) from @opentelemetry/api)");
+    }
+    const bridge = new OtelBridge({ meter, histograms: options.histograms });
+    this.otelBridges.add(bridge);
+    return () => guard(() => {
+      this.otelBridges.delete(bridge);
+      bridge.close();
+    });
+  }
+
   prometheus(): string {
     try {
       return this.exporter.text();
@@ -248,6 +266,8 @@ class Reporter implements Agent {
         this.conn.noRetry = true;
         // The last, partial interval, and events not yet flushed, go out with the rest.
         this.tick();
+        for (const b of this.otelBridges) b.close();
+        this.otelBridges.clear();
         this.eventPipe.flush();
         this.eventPipe.stop();
       });
@@ -267,6 +287,8 @@ class Reporter implements Agent {
     this.sendRegisterIfChanged();
     const items = this.collector.collect(t);
     this.exporter.update(items);
+    // A failing SDK must not stop the interval: each bridge is contained on its own.
+    for (const b of this.otelBridges) guard(() => b.update(items));
     const state = processState();
     const envelope = jsonBytes({ seq: Number.MAX_SAFE_INTEGER, t, intervalMs: this.opts.intervalMs, items: [] } satisfies SamplesBatch);
     const { groups } = splitIntoGroups(items, items.map(jsonBytes), envelope, PAYLOAD_LIMITS.maxSamplesPerBatch);
