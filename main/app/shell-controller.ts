@@ -100,7 +100,9 @@ export class ShellController {
     const saved = await this.opts.store.save(candidate);
     if (!saved.ok) return { ok: false, error: saved.error };
     const next = saved.settings;
-    const reconnecting = !sameTarget(hubTarget(next, this.opts.localOverride), this.target);
+    // New alert destinations take a new local hub, as a new port does.
+    const forwardingChanged = this.target.kind === "local" && JSON.stringify(before.alertForwarding) !== JSON.stringify(next.alertForwarding);
+    const reconnecting = !sameTarget(hubTarget(next, this.opts.localOverride), this.target) || forwardingChanged;
     if (!reconnecting && this.hub !== null && JSON.stringify(before.thresholds) !== JSON.stringify(next.thresholds)) {
       this.applyThresholds(next);
     }
@@ -210,6 +212,7 @@ export class ShellController {
       ...(this.opts.record !== undefined ? { record: this.opts.record } : {}),
       ...(this.opts.staticDir !== undefined ? { staticDir: this.opts.staticDir } : {}),
       thresholds: settings.thresholds,
+      alertForwarding: settings.alertForwarding,
     };
     try {
       return await this.opts.startHub({ ...base, port: target.port });

@@ -24,6 +24,8 @@ export interface LocalHubOptions {
   record?: string;
   staticDir?: string;
   thresholds?: ThresholdsPatch;
+  /** Where every alert change is sent besides the window (createHub's alertForwarding). */
+  alertForwarding?: { alertmanager?: readonly string[]; webhooks?: readonly string[] };
 }
 
 export type StartHub = (opts: LocalHubOptions) => Promise<ShellHub>;

@@ -9,6 +9,8 @@ import { isLoopbackHost } from "../app/origin.js";
 
 export const SETTINGS_VERSION = 1;
 export const MAX_REMOTE_HUBS = 32;
+/** Alertmanagers, and webhooks, the local hub may send to. */
+export const MAX_ALERT_DESTINATIONS = 8;
 
 const ALERT_RULES = [
   "leak",
@@ -33,6 +35,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   notifications: Object.freeze({ enabled: true, minSeverity: "critical", mutedRules: [], silent: false }),
   runDemo: true,
   recording: Object.freeze({ enabled: true, capBytes: 1024 * 1024 * 1024 }),
+  alertForwarding: Object.freeze({ alertmanager: [], webhooks: [] }),
 }) as Readonly<Settings>;
 
 /** A fresh, mutable copy of the defaults. */
@@ -84,6 +87,15 @@ const remoteHubSchema = z.strictObject({
   token,
 });
 
+// Alertmanager or a webhook receives alert text and stacks: any http(s) URL the user names.
+const destination = z
+  .string({ error: "must be a string" })
+  .max(2048, { error: "is too long" })
+  .refine((url) => URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol), { error: "must be an http:// or https:// URL" });
+const destinations = z
+  .array(destination, { error: "must be an array" })
+  .max(MAX_ALERT_DESTINATIONS, { error: `must have at most ${MAX_ALERT_DESTINATIONS} URLs` });
+
 const thresholds = thresholdsPatchSchema.superRefine((patch, ctx) => {
   try {
     applyThresholds(DEFAULT_THRESHOLDS, patch);
@@ -124,6 +136,8 @@ export const settingsSchema = z
           .max(2 ** 50, { error: "is too large" }),
       })
       .default({ enabled: true, capBytes: 1024 * 1024 * 1024 }),
+    // Absent from files written before the setting existed: nothing is forwarded.
+    alertForwarding: z.strictObject({ alertmanager: destinations, webhooks: destinations }).default({ alertmanager: [], webhooks: [] }),
   })
   .superRefine((s, ctx) => {
     const seen = new Set<string>();

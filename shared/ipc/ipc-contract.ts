@@ -53,6 +53,15 @@ export interface Settings {
    * (`recordings/`), the oldest deleted first once they hold more than capBytes.
    */
   recording: RecordingPrefs;
+  /** Where the local hub sends every alert change besides the window (docs/integrations.md). */
+  alertForwarding: AlertForwardingPrefs;
+}
+
+export interface AlertForwardingPrefs {
+  /** Alertmanager base URLs (http(s)://host:9093). */
+  alertmanager: string[];
+  /** Webhook URLs. */
+  webhooks: string[];
 }
 
 export interface RecordingPrefs {

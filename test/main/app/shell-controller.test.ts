@@ -15,10 +15,11 @@ import type { TrustedOrigin } from "../../../main/app/navigation-policy.js";
 import { ShellController, type ShellView } from "../../../main/app/shell-controller.js";
 import type { LocalHubOptions, ShellHub, StartHub } from "../../../main/app/shell-hub.js";
 import type { TrayState } from "../../../main/app/tray-state.js";
-import { createHub } from "../../../main/hub/index.js";
+import { createHub, type Hub } from "../../../main/hub/index.js";
 import { defaultSettings } from "../../../main/settings/settings-schema.js";
 import { SettingsStore } from "../../../main/settings/settings-store.js";
 import { makeHello, makeInfo } from "../../fixtures/protocol.js";
+import { agent, request, type AckAnswer } from "../hub/helpers.js";
 import { makeAlert } from "./make-alert.js";
 
 class RecordingView implements ShellView {
@@ -103,7 +104,7 @@ describe("ShellController with the local hub", () => {
     });
     const c = make(store, { staticDir, record: join(dir, "rec.ndjson") });
     expect(await c.start()).toBe(true);
-    expect(hubOptions).toEqual([{ host: "127.0.0.1", port: 7777, token: "t0k", record: join(dir, "rec.ndjson"), staticDir, thresholds: { convoy: { windowMs: 9000 } } }]);
+    expect(hubOptions).toEqual([{ host: "127.0.0.1", port: 7777, token: "t0k", record: join(dir, "rec.ndjson"), staticDir, thresholds: { convoy: { windowMs: 9000 } }, alertForwarding: { alertmanager: [], webhooks: [] } }]);
     const hub = started[0];
     expect(view.shown).toEqual([{ url: `${hub.url}/`, trusted: { origin: hub.url, local: true } }]);
     expect(c.trustedOrigin).toEqual({ origin: hub.url, local: true });
@@ -212,6 +213,43 @@ describe("ShellController with the local hub", () => {
     expect(hubOptions[1]).toMatchObject({ port: 7999, token: "n3w" });
     await expect(fetch(`${first.url}/healthz`)).rejects.toThrow();
     expect(c.connection().token).toBe("n3w");
+  });
+
+  it("restarts the local hub with the alert destinations saved in settings, and it sends to them", async () => {
+    const bodies: { events: { kind: string; alert: Alert }[] }[] = [];
+    const { createServer: createHttpServer } = await import("node:http");
+    const receiver = createHttpServer((req, res) => {
+      let text = "";
+      req.on("data", (d: Buffer) => (text += d.toString()));
+      req.on("end", () => {
+        bodies.push(JSON.parse(text) as (typeof bodies)[number]);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    try {
+      const c = make(await storeWith());
+      await c.start();
+      expect(hubOptions[0].alertForwarding).toEqual({ alertmanager: [], webhooks: [] });
+      const next = { ...c.settingsView().settings, alertForwarding: { alertmanager: [], webhooks: [hookUrl] } };
+      expect(await c.saveSettings(next)).toMatchObject({ ok: true, reconnecting: true });
+      await vi.waitFor(() => expect(started).toHaveLength(2));
+      expect(hubOptions[1].alertForwarding).toEqual({ alertmanager: [], webhooks: [hookUrl] });
+      // A leak reported by an agent over the hub's own socket, as any agent's would be.
+      const socket = await agent(started[1] as Hub, "agent-fwd", [makeInfo("db", { leakThresholdMs: 10_000 })], { service: "checkout" });
+      try {
+        const ack = await request<AckAnswer>(socket, "events", { items: [{ t: Date.now(), id: "db", type: "leak_suspected", holderId: "h1", heldMs: 12_000 }] });
+        expect(ack.ok).toBe(true);
+        await vi.waitFor(() => expect(bodies.flatMap((b) => b.events).some((e) => e.kind === "raised" && e.alert.rule === "leak")).toBe(true), { timeout: 5000 });
+      } finally {
+        socket.disconnect();
+      }
+      const bad = await c.saveSettings({ ...next, alertForwarding: { alertmanager: ["ftp://am"], webhooks: [] } });
+      expect(bad).toEqual({ ok: false, error: "alertForwarding.alertmanager[0]: must be an http:// or https:// URL" });
+    } finally {
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
   });
 
   it("runs the local hub on the command line's port and token over the settings', and keeps them when settings change", async () => {

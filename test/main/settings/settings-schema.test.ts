@@ -25,6 +25,17 @@ describe("settings schema", () => {
     expect(DEFAULT_SETTINGS.hub.port).toBe(7420);
   });
 
+  it("forwards alerts nowhere by default, keeps http(s) destinations, and refuses others by their path", () => {
+    expect(DEFAULT_SETTINGS.alertForwarding).toEqual({ alertmanager: [], webhooks: [] });
+    const { alertForwarding: _dropped, ...older } = defaultSettings();
+    expect(parseSettings(older)).toMatchObject({ ok: true, settings: { alertForwarding: { alertmanager: [], webhooks: [] } } });
+    const set = { alertmanager: ["http://am.internal:9093"], webhooks: ["https://hooks.example/x?y=1"] };
+    expect(parseSettings(withChange((s) => (s.alertForwarding = set)))).toMatchObject({ ok: true, settings: { alertForwarding: set } });
+    expect(errorOf(withChange((s) => (s.alertForwarding = { alertmanager: [], webhooks: ["mailto:x@y"] })))).toBe("alertForwarding.webhooks[0]: must be an http:// or https:// URL");
+    const nine = Array.from({ length: 9 }, (_, i) => `http://am${i}:9093`);
+    expect(errorOf(withChange((s) => (s.alertForwarding = { alertmanager: nine, webhooks: [] })))).toBe("alertForwarding.alertmanager: must have at most 8 URLs");
+  });
+
   it("runs the demo by default, keeps a choice to turn it off, and refuses a non-boolean", () => {
     expect(DEFAULT_SETTINGS.runDemo).toBe(true);
     expect(parseSettings(withChange((s) => (s.runDemo = false)))).toMatchObject({ ok: true, settings: { runDemo: false } });
