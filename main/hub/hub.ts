@@ -115,7 +115,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   // The /ui namespace needs the server, the HTTP handler (made first) needs its client count.
   const uiRef: { current?: UiNamespace } = {};
   const uiClients = () => uiRef.current?.clients ?? 0;
-  const metrics = new HubMetrics(core, uiClients);
+  const metrics = new HubMetrics(core, uiClients, () => forwarder.stats());
 
   // The HTTP handler goes on first: socket.io wraps the listeners it finds and passes on what is not its own.
   const handle = createHttpHandler({ core, metrics, tokens, guard, staticFiles, uiClients, forwarding: () => forwarder.stats(), log: o.log });

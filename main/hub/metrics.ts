@@ -3,6 +3,8 @@
 // the running totals, so a sample costs nothing here and a gone semaphore's series just stop.
 import { Counter, Gauge, Registry } from "prom-client";
 import type { FleetEntry } from "../../shared/alerts/index.js";
+import type { ForwardingStats } from "./forwarding/alert-forwarder.js";
+import type { SinkStats } from "./forwarding/alertmanager-sink.js";
 import type { SemaphoreState } from "../../shared/protocol/index.js";
 import { COUNTER_FIELDS, type HubCore } from "./hub-core.js";
 
@@ -32,6 +34,9 @@ const QUANTILES = [
 
 const STATUSES = ["ok", "saturated", "convoy", "leak"] as const;
 
+const DEST_LABELS = ["destination", "url"] as const;
+type DestLabel = (typeof DEST_LABELS)[number];
+
 export class HubMetrics {
   readonly registry = new Registry();
   private current: SemaphoreState[] = [];
@@ -40,6 +45,7 @@ export class HubMetrics {
   constructor(
     private readonly core: HubCore,
     private readonly uiClients: () => number,
+    forwarding: () => ForwardingStats = () => ({ alertmanager: [], webhooks: [] }),
   ) {
     const r = this.registry;
     const sem = (name: string, help: string, value: (s: SemaphoreState) => number | undefined): void => {
@@ -182,6 +188,40 @@ export class HubMetrics {
     fleet("waiters", "Callers queued across the live replicas.", (f) => f.waiters);
     fleet("instances", "Live replicas reporting the semaphore.", (f) => f.instances);
     fleet("budget", "The budget the replicas declare (the smallest, if they disagree); absent without one.", (f) => f.budget);
+
+    // Where forwarded alerts stand, so a Prometheus rule can page on alerts that cannot get out.
+    const destinations = () => {
+      const f = forwarding();
+      return [
+        ...f.alertmanager.map((s) => ({ s, labels: { destination: "alertmanager", url: s.url } })),
+        ...f.webhooks.map((s) => ({ s, labels: { destination: "webhook", url: s.url } })),
+      ];
+    };
+    const forwardedCounter = (name: string, help: string, value: (s: SinkStats) => number): void => {
+      const c: Counter<DestLabel> = new Counter({
+        name: `semscope_hub_alert_forwarding_${name}_total`,
+        help,
+        labelNames: DEST_LABELS,
+        registers: [r],
+        collect: () => {
+          c.reset();
+          for (const d of destinations()) c.inc(d.labels, value(d.s));
+        },
+      });
+    };
+    forwardedCounter("sent", "Requests an Alertmanager or webhook accepted.", (s) => s.sent);
+    forwardedCounter("failures", "Requests that failed (refused, timed out, unreachable); each is retried.", (s) => s.failures);
+    forwardedCounter("dropped", "Alerts or events dropped because too many waited while the destination was away.", (s) => s.dropped);
+    const waiting: Gauge<DestLabel> = new Gauge({
+      name: "semscope_hub_alert_forwarding_waiting",
+      help: "Alerts (Alertmanager) or events (webhook) waiting to be delivered.",
+      labelNames: DEST_LABELS,
+      registers: [r],
+      collect: () => {
+        waiting.reset();
+        for (const d of destinations()) waiting.set(d.labels, d.s.waiting);
+      },
+    });
 
     const alerts: Gauge<"rule" | "severity"> = new Gauge({
       name: "semscope_hub_alerts_active",

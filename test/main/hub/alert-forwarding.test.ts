@@ -10,6 +10,8 @@ import { createHub, HubConfigError } from "../../../main/hub/index.js";
 import { parseRoute } from "../../../renderer/src/logic/route.js";
 import type { AlertChange } from "../../../shared/alerts/index.js";
 import type { Alert } from "../../../shared/protocol/index.js";
+import { makeInfo } from "../../fixtures/protocol.js";
+import { agent, request, type AckAnswer } from "./helpers.js";
 
 const T0 = 1_800_000_000_000;
 const cleanups: (() => Promise<void>)[] = [];
@@ -151,6 +153,33 @@ describe("delivery while a destination is down", () => {
     const sent = (r.accepted as { annotations: Record<string, string> }[][]).flat();
     // a2 was the oldest waiting when a3 came; a1's acknowledgement had made it the newer.
     expect(sent.map((a) => [a.annotations.alert_id, a.annotations.acknowledged])).toEqual([["a1", "true"], ["a3", "false"]]);
+  });
+});
+
+describe("the hub's own account of forwarding", () => {
+  it("counts failed deliveries and what waits in /api/stats and /metrics, per destination", async () => {
+    const r = await receiver();
+    r.down = true;
+    const hub = await createHub({ port: 0, log: () => undefined, alertForwarding: { alertmanager: [r.url], retry: { initialMs: 20, maxMs: 50 } } });
+    cleanups.push(() => hub.close());
+    const socket = await agent(hub, "agent-1", [makeInfo("db", { leakThresholdMs: 1000 })]);
+    cleanups.push(async () => void socket.disconnect());
+    const ack = await request<AckAnswer>(socket, "events", { items: [{ t: Date.now(), id: "db", type: "leak_suspected", holderId: "h1", heldMs: 5000 }] });
+    expect(ack.ok).toBe(true);
+    await until(() => r.refused >= 2, "two refused deliveries");
+    const stats = (await (await fetch(`${hub.url}/api/stats`)).json()) as { alertForwarding: { alertmanager: { url: string; failures: number; waiting: number; lastError: string }[] } };
+    const am = stats.alertForwarding.alertmanager[0];
+    expect(am).toMatchObject({ url: r.url, waiting: 1 });
+    expect(am.failures).toBeGreaterThanOrEqual(2);
+    expect(am.lastError).toMatch(/HTTP 503/);
+    const text = await (await fetch(`${hub.url}/metrics`)).text();
+    const labels = `destination="alertmanager",url="${r.url}"`;
+    const failures = text.split("\n").find((l) => l.startsWith(`semscope_hub_alert_forwarding_failures_total{${labels}} `));
+    expect(Number(failures?.split(" ")[1])).toBeGreaterThanOrEqual(2);
+    expect(text).toContain(`semscope_hub_alert_forwarding_waiting{${labels}} 1`);
+    expect(text).toContain(`semscope_hub_alert_forwarding_dropped_total{${labels}} 0`);
+    r.down = false;
+    await until(() => r.accepted.length > 0, "the delivery once the receiver is back");
   });
 });
 
