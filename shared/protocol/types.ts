@@ -1,4 +1,4 @@
-// The wire protocol v1 as TypeScript types (../shared/PROTOCOL.md is the contract).
+// The wire protocol v1 as TypeScript types (docs/protocol.md is the contract).
 // The zod schemas in schemas.ts are checked against these, so the two cannot drift apart.
 import type { Summary } from "../histogram.js";
 import type { GlobalView } from "./global-view.js";
@@ -255,7 +255,7 @@ export const DEFAULT_HUB_URL = `http://127.0.0.1:${DEFAULT_HUB_PORT}`;
 export const AGENT_NAMESPACE = "/agent";
 export const UI_NAMESPACE = "/ui";
 
-/** Limits the hub enforces (PROTOCOL.md, "Transport"). */
+/** Limits the hub enforces (docs/protocol.md, "Transport"). */
 export const LIMITS = {
   maxPacketBytes: 1024 * 1024,
   maxString: 256,

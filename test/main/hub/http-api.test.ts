@@ -1,4 +1,4 @@
-// The HTTP API on the hub's port: /api/state in exactly PROTOCOL.md's shape, alerts newest first,
+// The HTTP API on the hub's port: /api/state in exactly docs/protocol.md's shape, alerts newest first,
 // Prometheus metrics with the protocol's labels, history and fleet windows, thresholds and acks
 // with their validation, and the dashboard's files in web mode.
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
@@ -26,7 +26,7 @@ const alertSchema = z.strictObject({
   evidence: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** PROTOCOL.md's /api/state, strictly: no field missing, none extra. */
+/** docs/protocol.md's /api/state, strictly: no field missing, none extra. */
 const stateSchema = z.strictObject({
   hub: z.strictObject({ version: z.string(), startedAt: z.number(), rejected: z.number().int().min(0) }),
   agents: z.array(z.strictObject({ agentId: z.string(), service: z.string(), instance: z.string(), connected: z.boolean(), lastSeen: z.number() })),
