@@ -1,4 +1,4 @@
-// Lint keeps each folder to what its runtime may import (../shared/CONVENTIONS.md).
+// Lint keeps each folder to what its runtime may import (docs/conventions.md).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";

@@ -1,4 +1,4 @@
-// The options `npm start` and `npm run web` share (PROTOCOL.md, "Headless hub": web mode takes the
+// The options `npm start` and `npm run web` share (docs/protocol.md, "Headless hub": web mode takes the
 // hub's options plus --no-demo). Parsed strictly: a typo is an error, not a silently ignored flag.
 import { parseArgs } from "node:util";
 

@@ -1,10 +1,11 @@
-// `npm start`: the desktop app with its hub and the built-in demo. Where the Electron binary is
-// missing (as on build machines without internet), say so in one line and serve web mode instead.
+// `npm start`: the desktop app with its hub and the built-in demo. The first run downloads the
+// Electron binary (npm ci does not: .npmrc); where that cannot be done (no internet, a proxy), it
+// says so in one line and serves web mode instead.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { startDemo } from "../agent/demo/fleet.js";
 import { HUB_NODE_FLAGS } from "../main/hub/node-flags.js";
-import { electronBinary } from "./electron-binary.js";
+import { electronBinary, fetchElectronBinary } from "./electron-binary.js";
 import { buildMainIfNeeded, buildRendererIfNeeded } from "./build-if-needed.js";
 import { type LaunchOptions, parseLaunchArgs } from "./launch-options.js";
 import { runWeb } from "./web.js";
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
     console.error(`semscope: ${(err as Error).message}`);
     process.exit(2);
   }
-  const electron = opts.web ? { missing: "--web given" } : electronBinary();
+  let electron = opts.web ? { missing: "--web given" } : electronBinary();
+  if ("missing" in electron && !opts.web) electron = fetchElectronBinary((line) => console.error(line));
   if ("missing" in electron) {
     console.error(`semscope: Electron cannot start here (${electron.missing}); serving web mode instead.`);
     await runWeb(opts);

@@ -1,13 +1,35 @@
-// `npm run web`: the hub, the dashboard at `/`, and the built-in demo (unless --no-demo). Its first
-// stdout line is the hub's (PROTOCOL.md, "Headless hub"); it closes cleanly on SIGINT/SIGTERM.
-import { dirname, resolve } from "node:path";
+// `semscope web` (`npm run web`): the hub, the dashboard at `/`, and the built-in demo (unless
+// --no-demo). Its first stdout line is the hub's (docs/protocol.md, "Headless hub"); it closes
+// cleanly on SIGINT/SIGTERM. From the repository it builds the dashboard if needed and runs the
+// demo from source; from the installed package (the semscope command's bundle) it serves the
+// dashboard and runs the demo bundle shipped beside it.
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createHub, type Hub } from "../main/hub/index.js";
 import { DEFAULT_RECORDING_CAP_BYTES } from "../main/app/recordings.js";
 import { RollingRecorder } from "../main/hub/recording-rolling.js";
 import { createReplayHub } from "../main/hub/replay-hub.js";
-import { startDemo, type DemoHandle } from "../agent/demo/fleet.js";
+import { findDemo } from "../main/app/demo-service.js";
+import { startDemo, type DemoHandle, type DemoOptions } from "../agent/demo/fleet.js";
 import { buildRendererIfNeeded } from "./build-if-needed.js";
-import { type LaunchOptions, parseLaunchArgs } from "./launch-options.js";
+import type { LaunchOptions } from "./launch-options.js";
+
+/** Run from the bundle in dist/cli/ of the installed package, not from the sources through tsx. */
+const BUNDLED = !import.meta.url.endsWith(".ts");
+const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", BUNDLED ? ".." : "");
+
+/** The built dashboard: shipped in the package, or built from the sources when they are newer. */
+function dashboardDir(): string {
+  return BUNDLED ? join(PACKAGE_ROOT, "renderer", "dist") : buildRendererIfNeeded();
+}
+
+/** The demo fleet: the bundled service beside the package's command, or the sources. */
+function demoSource(): Pick<DemoOptions, "serviceScript" | "fleet"> {
+  if (!BUNDLED) return {};
+  const plan = findDemo(PACKAGE_ROOT);
+  if ("missing" in plan) throw new Error(plan.missing);
+  return { serviceScript: plan.script, fleet: plan.fleet };
+}
 
 /** `--replay <file>`: the dashboard in replay mode over a recording (docs/protocol.md, "Replay"). */
 async function runReplay(opts: LaunchOptions, file: string, staticDir: string): Promise<void> {
@@ -24,7 +46,7 @@ async function runReplay(opts: LaunchOptions, file: string, staticDir: string): 
 }
 
 export async function runWeb(opts: LaunchOptions): Promise<void> {
-  const staticDir = buildRendererIfNeeded();
+  const staticDir = dashboardDir();
   if (opts.replay !== undefined) return runReplay(opts, opts.replay, staticDir);
   // `--record-dir`: rolling compact recordings, as the app keeps them.
   const recordSink =
@@ -37,7 +59,7 @@ export async function runWeb(opts: LaunchOptions): Promise<void> {
   console.log(`semscope dashboard: ${page}`);
   let demo: DemoHandle | undefined;
   if (opts.demo) {
-    demo = await startDemo({ url: hub.url, token: opts.token, log: (line) => console.error(line) });
+    demo = await startDemo({ url: hub.url, token: opts.token, log: (line) => console.error(line), ...demoSource() });
     console.log(`semscope demo: ${demo.pids.length} service processes streaming (--no-demo to watch only real agents)`);
   }
   let closing = false;
@@ -52,18 +74,4 @@ export async function runWeb(opts: LaunchOptions): Promise<void> {
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  let opts: LaunchOptions;
-  try {
-    opts = parseLaunchArgs(process.argv.slice(2));
-  } catch (err) {
-    console.error(`semscope web: ${(err as Error).message}`);
-    process.exit(2);
-  }
-  runWeb(opts).catch((err: unknown) => {
-    console.error(`semscope web: ${(err as Error).message}`);
-    process.exit(1);
-  });
 }

@@ -1,4 +1,4 @@
-// The one duration histogram layout every agent and hub uses (PROTOCOL.md, "samples"):
+// The one duration histogram layout every agent and hub uses (docs/protocol.md, "samples"):
 // bucket b (0 ≤ b < 256) holds durations d in microseconds with 2^(b/8) ≤ d < 2^((b+1)/8);
 // under 1 µs goes in bucket 0, 2^32 µs and over in bucket 255. About 9 % relative error,
 // and mergeable across intervals and replicas, which is what makes a fleet p99 a real p99.

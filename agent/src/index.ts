@@ -1,4 +1,4 @@
-// semscope-agent: the public API (../shared/AGENT-API.md).
+// semscope-agent: the public API (docs/agent-api.md).
 export { Semaphore } from "./semaphore.js";
 export type { SemaphoreSnapshot, HolderSnapshot, SemaphoreCounters } from "./semaphore.js";
 export { Permit } from "./permit.js";

@@ -1,5 +1,5 @@
 // instrument(target, options): the pools and limiters a service already has, reported like our own
-// Semaphore (AGENT-API.md, "Instrumenting what a service already has"). Recognised by shape, since
+// Semaphore (docs/agent-api.md, "Instrumenting what a service already has"). Recognised by shape, since
 // the agent depends on none of these packages; each adapter then checks the shape of the version it
 // was written for and refuses anything else with a SemscopeAdapterError.
 import type { InstrumentHandle, InstrumentOptions } from "./adapters/adapter-core.js";

@@ -1,14 +1,15 @@
-// `npm run hub -- --port <p> [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>]
-// [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]`:
-// the hub without Electron (--static: web mode; --allow-origin: a browser origin besides the
-// hub's own, e.g. a dev server's; --alertmanager/--webhook: where every alert change is sent). First stdout line: `semscope hub listening on http://<host>:<port>`.
+// `semscope hub --port <p> [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>]
+// [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]`
+// (also `npm run hub --`): the hub without Electron (--static: web mode; --allow-origin: a browser
+// origin besides the hub's own, e.g. a dev server's; --alertmanager/--webhook: where every alert
+// change is sent). First stdout line: `semscope hub listening on http://<host>:<port>`.
 // Bad arguments: one line on stderr, exit 2. SIGINT/SIGTERM: close cleanly, exit 0.
 import { parseArgs } from "node:util";
 import { createHub, type Hub } from "./hub.js";
 import { HubConfigError } from "./options.js";
 
 const USAGE =
-  "usage: npm run hub -- [--port <p>] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]";
+  "usage: semscope hub [--port <p>] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]";
 /** A close that takes longer than this is abandoned (exit 1) rather than leaving a hung process. */
 const CLOSE_TIMEOUT_MS = 5000;
 
@@ -47,8 +48,9 @@ function portOf(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-async function main(): Promise<void> {
-  const args = parse(process.argv.slice(2));
+/** `semscope hub <argv>`: starts the hub and keeps it running until SIGINT/SIGTERM. */
+export async function runHubCli(argv: string[]): Promise<void> {
+  const args = parse(argv);
   if (args.help === true) {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -88,4 +90,6 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => stop("SIGTERM"));
 }
 
-void main();
+// Run as a script (tests and benches spawn this file), not when imported: in the bundled semscope
+// command every module's import.meta.url is the bundle's, so the file name decides.
+if (/[\\/]cli\.[cm]?[jt]s$/.test(process.argv[1] ?? "")) void runHubCli(process.argv.slice(2));

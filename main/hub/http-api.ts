@@ -3,7 +3,7 @@
 // token, everything but /healthz and the dashboard's static files needs `Authorization: Bearer`.
 import type { ForwardingStats } from "./forwarding/alert-forwarder.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parsePayload } from "../../shared/protocol/index.js";
+import { apiState, parsePayload } from "../../shared/protocol/index.js";
 import { thresholdsPatchSchema, uiFleetHistoryRequestSchema, uiHistoryRequestSchema } from "../../shared/ui-protocol/index.js";
 import type { TokenCheck } from "./auth.js";
 import type { HubCore } from "./hub-core.js";
@@ -130,7 +130,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
       res.end(text);
       return;
     }
-    if (path === "/api/state") return allow(res, req.method, "GET") ? json(res, 200, core.state()) : undefined;
+    if (path === "/api/state") return allow(res, req.method, "GET") ? json(res, 200, apiState(core.state())) : undefined;
     if (path === "/api/alerts") return allow(res, req.method, "GET") ? json(res, 200, { alerts: core.engine.allAlerts() }) : undefined;
     if (path === "/api/fleet") return allow(res, req.method, "GET") ? json(res, 200, { fleet: core.engine.fleet() }) : undefined;
     if (path === "/api/stats") {

@@ -1,11 +1,11 @@
-// `npm run replay -- <file> [--json]`: replays a hub recording and prints the alerts it raises,
+// `semscope replay <file> [--json]` (also `npm run replay --`): replays a hub recording and prints the alerts it raises,
 // one line each, then a summary. A damaged line stops the replay there, with a message (exit 0:
 // a recording cut short by a crash is still worth reading); a file that cannot be read exits 1.
 import { parseArgs } from "node:util";
 import type { Alert } from "../../shared/protocol/index.js";
 import { replayRecording } from "./replay.js";
 
-const USAGE = "usage: npm run replay -- <recording.ndjson | recording.ndjson.gz> [--json]";
+const USAGE = "usage: semscope replay <recording.ndjson | recording.ndjson.gz> [--json]";
 
 function fail(message: string, code: number): never {
   process.stderr.write(`semscope replay: ${message.split("\n")[0]}\n`);
@@ -19,10 +19,11 @@ export function formatAlert(a: Alert): string {
   return `${iso(a.raisedAt)}  ${a.severity.padEnd(8)} ${a.rule.padEnd(15)} ${a.key}  ${a.message}  [${end}${a.acknowledged ? ", acknowledged" : ""}]`;
 }
 
-async function main(): Promise<void> {
+/** `semscope replay <argv>`. */
+export async function runReplayCli(argv: string[]): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ args: process.argv.slice(2), options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
   } catch (err) {
     fail(`${err instanceof Error ? err.message : String(err)} (${USAGE})`, 2);
   }
@@ -52,4 +53,5 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+// Run as a script, not when imported (see cli.ts).
+if (/[\\/]replay-cli\.[cm]?[jt]s$/.test(process.argv[1] ?? "")) void runReplayCli(process.argv.slice(2));

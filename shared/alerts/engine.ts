@@ -3,7 +3,7 @@
 // recording of those calls raises exactly the same alerts, with the same ids and times.
 //
 // Clocks. Per-semaphore alerts are raised and resolved on sample time (a batch's `t`, an event's
-// `t`: the agent's clock), as PROTOCOL.md requires. agent_down uses the hub clock (`now`; a
+// `t`: the agent's clock), as docs/protocol.md requires. agent_down uses the hub clock (`now`; a
 // silence found by tick is dated when it crossed the limit, `lastSeen + 3 × intervalMs`).
 // over_budget uses the hub clock too: it sums replicas whose agent clocks differ, and most of
 // what moves it (register, replicas going down and coming back) has no sample time at all, so

@@ -1,4 +1,4 @@
-// The alert engine's public face: pure rules over samples and events (PROTOCOL.md, "Alert rules").
+// The alert engine's public face: pure rules over samples and events (docs/protocol.md, "Alert rules").
 export { AlertEngine, type AlertEngineOptions, type WarmHandle } from "./engine.js";
 export type { AlertChange, AlertChangeKind, AlertTarget } from "./types.js";
 export {

@@ -185,7 +185,7 @@ export class SemaphoreTracker implements SemaphoreContext {
     }
   }
 
-  /** leak > convoy > saturated > ok (PROTOCOL.md /api/state). */
+  /** leak > convoy > saturated > ok (docs/protocol.md /api/state). */
   status(book: AlertBook): SemaphoreStatus {
     if (book.get("leak", this.key) !== undefined) return "leak";
     if (book.get("convoy", this.key) !== undefined) return "convoy";

@@ -1,4 +1,4 @@
-// The numbers behind every alert rule (PROTOCOL.md, "Alert rules"). The defaults are the
+// The numbers behind every alert rule (docs/protocol.md, "Alert rules"). The defaults are the
 // protocol's; a hub may let a user change them per rule at run time (AlertEngine.setThresholds).
 // Leak has no threshold (the check is exact) and over_budget takes its budget from `register`.
 

@@ -1,4 +1,4 @@
-// "For ≥ 5 s" (PROTOCOL.md): consecutive samples whose intervals cover at least 5 s of sample
+// "For ≥ 5 s" (docs/protocol.md): consecutive samples whose intervals cover at least 5 s of sample
 // time; a gap of more than 2 × intervalMs between samples restarts the window.
 //
 // A sample at `t` covers (t − intervalMs, t]. What a run of samples covers is the union of those

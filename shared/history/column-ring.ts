@@ -1,5 +1,5 @@
 // The storage of one history tier: a fixed set of typed-array columns that share one ring index
-// (CONVENTIONS.md, "Columnar data, one canvas"). Rows are appended at the head; once `maxPoints`
+// (docs/conventions.md, "Columnar data, one canvas"). Rows are appended at the head; once `maxPoints`
 // rows are held, each append overwrites the oldest.
 //
 // Storage comes in chunks of rows from a RowPool that many rings share, and a ring takes one more

@@ -1,4 +1,4 @@
-// Bounds the hub applies where PROTOCOL.md names none (LIMITS in types.ts holds the ones it does).
+// Bounds the hub applies where docs/protocol.md names none (LIMITS in types.ts holds the ones it does).
 // Kept apart from schemas.ts and free of zod so the agent can split its batches to fit them
 // without bundling a validator.
 import { LIMITS } from "./types.js";

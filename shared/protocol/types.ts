@@ -1,4 +1,4 @@
-// The wire protocol v1 as TypeScript types (../shared/PROTOCOL.md is the contract).
+// The wire protocol v1 as TypeScript types (docs/protocol.md is the contract).
 // The zod schemas in schemas.ts are checked against these, so the two cannot drift apart.
 import type { Summary } from "../histogram.js";
 import type { GlobalView } from "./global-view.js";
@@ -250,12 +250,24 @@ export interface HubState {
   globals?: GlobalView[];
 }
 
+/** The gauges GET /api/state reports as null until a semaphore's first sample (unknown is not zero). */
+export type SampledGauge = "inUse" | "available" | "waiters" | "oldestWaitMs";
+export type ApiSemaphoreState = Omit<SemaphoreState, SampledGauge> & { [K in SampledGauge]: number | null };
+/** GET /api/state: HubState with each semaphore's gauges null while its `last` is. */
+export type ApiHubState = Omit<HubState, "semaphores"> & { semaphores: ApiSemaphoreState[] };
+
+/** HubState as GET /api/state serves it: a semaphore registered but not yet sampled has null gauges. */
+export function apiState(state: HubState): ApiHubState {
+  const semaphores = state.semaphores.map((s): ApiSemaphoreState => (s.last !== null ? s : { ...s, inUse: null, available: null, waiters: null, oldestWaitMs: null }));
+  return { ...state, semaphores };
+}
+
 export const DEFAULT_HUB_PORT = 7420;
 export const DEFAULT_HUB_URL = `http://127.0.0.1:${DEFAULT_HUB_PORT}`;
 export const AGENT_NAMESPACE = "/agent";
 export const UI_NAMESPACE = "/ui";
 
-/** Limits the hub enforces (PROTOCOL.md, "Transport"). */
+/** Limits the hub enforces (docs/protocol.md, "Transport"). */
 export const LIMITS = {
   maxPacketBytes: 1024 * 1024,
   maxString: 256,

@@ -1,4 +1,4 @@
-// The semaphore semantics of ../../shared/AGENT-API.md as one reusable suite. It runs against our
+// The semaphore semantics of docs/agent-api.md as one reusable suite. It runs against our
 // Semaphore (semaphore-semantics.test.ts) and, later, against every adapter: an adapter says which
 // semantics its target supports through `capabilities`, and every case it lacks is skipped with the
 // reason in its name, so a missing feature shows up as "skipped", never as a silent pass.

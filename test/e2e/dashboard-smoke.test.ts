@@ -1,5 +1,5 @@
 // The dashboard end to end: the renderer built with vite, served by a real hub (web mode,
-// createHub({ staticDir })), fed by raw socket.io agents speaking PROTOCOL.md, opened in a real
+// createHub({ staticDir })), fed by raw socket.io agents speaking docs/protocol.md, opened in a real
 // Chromium. The fleet below backfills four minutes of history (so the charts have a shape) and
 // then streams at 1 Hz: a healthy pool, a convoy behind a slowing downstream, a leak with its
 // acquisition stack, and replicas whose caps exceed their fleet budget. The screenshots it takes

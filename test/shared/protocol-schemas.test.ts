@@ -155,7 +155,7 @@ const arbitraries = {
 };
 
 describe("valid payloads", () => {
-  it.each(kinds)("%s: the example from PROTOCOL.md parses to itself", (_name, schema, payload) => {
+  it.each(kinds)("%s: the example from docs/protocol.md parses to itself", (_name, schema, payload) => {
     expect(expectOk(schema, wire(payload))).toEqual(payload);
   });
 

@@ -6,7 +6,10 @@
 // the host's metrics, and a host can Registry.merge() ours into its own). Its render is
 // async-only, so prometheus(), which the API promises as a plain string, renders the same
 // families with the small synchronous formatter below; a test holds the two outputs equal.
-import { type Metric, Registry } from "prom-client";
+// prom-client is an optional peer dependency, loaded the first time `registry` is read: the text
+// exposition needs none of it.
+import { createRequire } from "node:module";
+import type { Metric, Registry } from "prom-client";
 import { BUCKETS, bucketMidMs, type SparseHist } from "../../../shared/histogram.js";
 import type { Sample } from "../../../shared/protocol/types.js";
 
@@ -102,15 +105,27 @@ const COUNTER_FAMILIES: readonly { name: string; help: string; field: CounterFie
 
 export class PrometheusExporter {
   private readonly series = new Map<string, Series>();
-  /** prom-client's own Registry holding the same families; never the global default one. */
-  readonly registry: Registry;
+  private promRegistry: Registry | undefined;
 
   constructor(
     private readonly service: string,
     private readonly instance: string,
     private readonly agentNumbers: () => AgentNumbers,
-  ) {
-    this.registry = new Registry();
+  ) {}
+
+  /** prom-client's own Registry holding the same families; never the global default one. Throws if prom-client is not installed. */
+  get registry(): Registry {
+    return (this.promRegistry ??= this.makeRegistry());
+  }
+
+  private makeRegistry(): Registry {
+    let prom: typeof import("prom-client");
+    try {
+      prom = createRequire(import.meta.url)("prom-client") as typeof import("prom-client");
+    } catch (err) {
+      throw new Error(`agent.registry needs prom-client, an optional peer dependency of semscope-agent (npm install prom-client): ${(err as Error).message.split("\n")[0]}`);
+    }
+    const registry = new prom.Registry();
     for (const build of this.familyBuilders()) {
       // prom-client formats any metric whose get() yields { name, help, type, values }; that is
       // how histograms with pre-bucketed counts get in without one observe() per recorded value.
@@ -123,8 +138,9 @@ export class PrometheusExporter {
         get: () => Promise.resolve(toPromClient(build())),
         reset: () => undefined,
       };
-      this.registry.registerMetric(metric as unknown as Metric);
+      registry.registerMetric(metric as unknown as Metric);
     }
+    return registry;
   }
 
   /** Folds one interval's samples in; series of semaphores no longer reported disappear. */

@@ -38,9 +38,9 @@ export function StatStrip({ semKey, fleet }: { semKey: string; fleet: UiFleetEnt
         <div className="stat stat-wide">
           <span className="stat-label">In use</span>
           <span className="stat-value mono">
-            {fmtCount(sem.inUse)} <span className="muted">/ {fmtCount(sem.cap)}</span>
+            {s === null ? "—" : fmtCount(sem.inUse)} <span className="muted">/ {fmtCount(sem.cap)}</span>
           </span>
-          <UtilBar inUse={sem.inUse} cap={sem.cap} />
+          {s === null ? <span className="stat-sub muted">waiting for first sample</span> : <UtilBar inUse={sem.inUse} cap={sem.cap} />}
         </div>
         <Stat label="Waiters" value={fmtCount(sem.waiters)} sub={sem.waiters > 0 ? `oldest ${fmtDuration(sem.oldestWaitMs)}` : "no queue"} tone={sem.waiters > 0 ? "warn" : undefined} />
         <Stat label="Wait p50 / p99" value={s === null ? "—" : `${fmtDuration(s.waitMs.p50)} / ${fmtDuration(s.waitMs.p99)}`} />

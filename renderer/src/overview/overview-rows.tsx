@@ -112,11 +112,12 @@ export const SemaphoreRowView = memo(function SemaphoreRowView({ initial, select
       <span className="c-status">
         <StatusBadge status={item.status} />
       </span>
+      {/* Registered but not sampled yet: its gauges are unknown, not zero. */}
       <span className="c-util">
-        <UtilBar inUse={item.inUse} cap={item.cap} />
+        {item.t === null ? <span className="muted small">waiting for first sample</span> : <UtilBar inUse={item.inUse} cap={item.cap} />}
       </span>
       <span className="c-num mono">
-        {fmtCount(item.inUse)}
+        {item.t === null ? "—" : fmtCount(item.inUse)}
         <span className="muted"> / {fmtCount(item.cap)}</span>
       </span>
       <span className={`c-num mono ${item.waiters > 0 ? "warn-text" : "muted"}`}>{fmtCount(item.waiters)}</span>

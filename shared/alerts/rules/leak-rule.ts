@@ -1,5 +1,5 @@
 // Rule `leak` (critical): raised by a `leak_suspected` or `invariant_violation` event, or by a
-// sample breaking `available + inUse === cap` (PROTOCOL.md, "The leak check"). Resolved when every
+// sample breaking `available + inUse === cap` (docs/protocol.md, "The leak check"). Resolved when every
 // suspected holder has had `leak_resolved` and the check holds: a sample later than the last
 // break passed it.
 import type { AgentEvent, Sample } from "../../protocol/types.js";

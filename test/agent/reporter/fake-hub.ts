@@ -1,5 +1,5 @@
 // A minimal hub for the reporter's tests: a real socket.io server on 127.0.0.1 that checks the
-// handshake, validates every payload with the protocol's zod schemas and acks per PROTOCOL.md.
+// handshake, validates every payload with the protocol's zod schemas and acks per docs/protocol.md.
 // What it received survives stop()/start(), so a test can restart it and look for gaps and
 // duplicates across the outage.
 import { createServer, type Server as HttpServer } from "node:http";

@@ -1,4 +1,4 @@
-// The HTTP API on the hub's port: /api/state in exactly PROTOCOL.md's shape, alerts newest first,
+// The HTTP API on the hub's port: /api/state in exactly docs/protocol.md's shape, alerts newest first,
 // Prometheus metrics with the protocol's labels, history and fleet windows, thresholds and acks
 // with their validation, and the dashboard's files in web mode.
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
@@ -26,7 +26,7 @@ const alertSchema = z.strictObject({
   evidence: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** PROTOCOL.md's /api/state, strictly: no field missing, none extra. */
+/** docs/protocol.md's /api/state, strictly: no field missing, none extra. */
 const stateSchema = z.strictObject({
   hub: z.strictObject({ version: z.string(), startedAt: z.number(), rejected: z.number().int().min(0) }),
   agents: z.array(z.strictObject({ agentId: z.string(), service: z.string(), instance: z.string(), connected: z.boolean(), lastSeen: z.number() })),
@@ -40,10 +40,11 @@ const stateSchema = z.strictObject({
       name: z.string(),
       kind: z.string(),
       cap: z.number(),
-      inUse: z.number(),
-      available: z.number(),
-      waiters: z.number(),
-      oldestWaitMs: z.number(),
+      // Null until the semaphore's first sample (state-before-sample.test.ts).
+      inUse: z.number().nullable(),
+      available: z.number().nullable(),
+      waiters: z.number().nullable(),
+      oldestWaitMs: z.number().nullable(),
       status: z.enum(["ok", "saturated", "convoy", "leak"]),
       last: sampleSchema.nullable(),
     }),

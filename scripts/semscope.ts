@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// `semscope`: the command the npm package installs (bundled into dist/cli/semscope.js by
+// `npm run build:cli`), and what `npm run hub`, `npm run web` and `npm run replay` call from the
+// sources. Each subcommand keeps the flags and output lines it had as an npm script. The hub and
+// the web mode are imported only once the process runs with the hub's flags (a relaunching parent
+// stays small).
+import { spawn } from "node:child_process";
+import { HUB_NODE_FLAGS } from "../main/hub/node-flags.js";
+
+const USAGE = `usage: semscope <command> [options]
+
+  semscope hub [--port 7420] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]...
+      the headless hub: agents stream to it; dashboards and tools read it (HTTP API, /ui)
+  semscope web [--port 7420] [--host 127.0.0.1] [--token <t>] [--no-demo] [--record <file>]
+               [--record-dir <dir> [--record-cap-mb <n>]] [--replay <recording>]
+      the hub with the dashboard at / and a built-in demo fleet (--no-demo: only real agents)
+  semscope replay <recording.ndjson | recording.ndjson.gz> [--json]
+      replays a recording and prints the alerts it raises
+  semscope --help | --version
+
+SEMSCOPE_TOKEN is read when --token is not given. Port 0 picks a free port.`;
+
+/**
+ * The hub's V8 flags (main/hub/node-flags.ts) are read when the heap is made, so a process that
+ * was not started with them (the installed command under plain node) runs itself again with
+ * them, passing signals on and exiting as the child does. True when it did.
+ */
+function relaunchedWithHubFlags(): boolean {
+  if (HUB_NODE_FLAGS.every((f) => process.execArgv.includes(f))) return false;
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  const child = spawn(process.execPath, [...process.execArgv, ...HUB_NODE_FLAGS, script, ...process.argv.slice(2)], { stdio: "inherit" });
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const sig of signals) process.on(sig, () => child.kill(sig));
+  child.on("exit", (code, signal) => {
+    if (signal !== null) {
+      for (const sig of signals) process.removeAllListeners(sig);
+      process.kill(process.pid, signal);
+    } else process.exit(code ?? 1);
+  });
+  child.on("error", (err) => {
+    process.stderr.write(`semscope: cannot start node: ${err.message}\n`);
+    process.exit(1);
+  });
+  return true;
+}
+
+async function webCommand(argv: string[]): Promise<void> {
+  const { parseLaunchArgs } = await import("./launch-options.js");
+  const { runWeb } = await import("./web.js");
+  let opts;
+  try {
+    opts = parseLaunchArgs(argv);
+  } catch (err) {
+    process.stderr.write(`semscope web: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  runWeb(opts).catch((err: unknown) => {
+    process.stderr.write(`semscope web: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "hub":
+      if (rest.includes("--help") || rest.includes("-h") || !relaunchedWithHubFlags()) await (await import("../main/hub/cli.js")).runHubCli(rest);
+      return;
+    case "web":
+      if (rest.includes("--help") || rest.includes("-h")) {
+        process.stdout.write(`${USAGE.split("\n").filter((l) => /semscope web|^\s{15}\[--record-dir/.test(l)).join("\n")}\n`);
+        return;
+      }
+      if (!relaunchedWithHubFlags()) await webCommand(rest);
+      return;
+    case "replay":
+      await (await import("../main/hub/replay-cli.js")).runReplayCli(rest);
+      return;
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    case "--version":
+    case "-v":
+      process.stdout.write(`${(await import("../main/hub/index.js")).HUB_VERSION}\n`);
+      return;
+    default:
+      process.stderr.write(`semscope: unknown command ${JSON.stringify(command)} (semscope --help lists them)\n`);
+      process.exit(2);
+  }
+}
+
+await main(process.argv.slice(2));
