@@ -3,8 +3,8 @@
 import { dirname, resolve } from "node:path";
 import { createHub, type Hub } from "../main/hub/index.js";
 import { DEFAULT_RECORDING_CAP_BYTES } from "../main/app/recordings.js";
-import { RollingRecorder } from "../main/hub/recording-rolling.js";
-import { createReplayHub } from "../main/hub/replay-hub.js";
+import { RollingRecorder } from "../main/hub/recording/recording-rolling.js";
+import { createReplayHub } from "../main/hub/recording/replay-hub.js";
 import { startDemo, type DemoHandle } from "../agent/demo/fleet.js";
 import { buildRendererIfNeeded } from "./build-if-needed.js";
 import { type LaunchOptions, parseLaunchArgs } from "./launch-options.js";

@@ -7,18 +7,18 @@ import type { AlertEngine, AlertThresholds, ThresholdsPatch } from "../../shared
 import type { HistoryStore } from "../../shared/history/index.js";
 import { LIMITS, type HubState } from "../../shared/protocol/index.js";
 import pkg from "../../package.json" with { type: "json" };
-import { attachAgentNamespace, contained } from "./agent-namespace.js";
-import { AgentScheduler } from "./agent-scheduler.js";
+import { attachAgentNamespace, contained } from "./ingest/agent-namespace.js";
+import { AgentScheduler } from "./ingest/agent-scheduler.js";
 import { TokenCheck } from "./auth.js";
-import { createHttpHandler } from "./http-api.js";
-import { HubCore } from "./hub-core.js";
-import { HubMetrics } from "./metrics.js";
+import { createHttpHandler } from "./dashboard/http-api.js";
+import { HubCore } from "./core/hub-core.js";
+import { HubMetrics } from "./dashboard/metrics.js";
 import { HubConfigError, isLoopback, resolveHubOptions, STORE_DELAY_MS, TICK_MS, urlHost, type HubOptions } from "./options.js";
-import { Recorder, type RecordSink } from "./recorder.js";
-import { GzipRecorder } from "./recording-writer.js";
+import { Recorder, type RecordSink } from "./recording/recorder.js";
+import { GzipRecorder } from "./recording/recording-writer.js";
 import { RequestGuard } from "./request-guard.js";
-import { StaticFiles } from "./static-files.js";
-import { UiNamespace } from "./ui-namespace.js";
+import { StaticFiles } from "./dashboard/static-files.js";
+import { UiNamespace } from "./dashboard/ui-namespace.js";
 
 export const HUB_VERSION: string = pkg.version;
 

@@ -5,7 +5,7 @@ import { applyThresholds, DEFAULT_THRESHOLDS, type ThresholdsPatch } from "../..
 import { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SEMAPHORES, HISTORY_FULL_BYTES } from "../../shared/history/index.js";
 import { DEFAULT_HUB_PORT, LIMITS } from "../../shared/protocol/index.js";
 import { UI_LIMITS } from "../../shared/ui-protocol/index.js";
-import type { RecordSink } from "./recorder.js";
+import type { RecordSink } from "./recording/recorder.js";
 
 export interface HubOptions {
   /** TCP port; 0 picks a free one. Default 7420. */

@@ -252,7 +252,7 @@ export class AlertEngine {
   }
 
   /**
-   * Adds fields to an alert's evidence (flight recorder ring, diagnosis: see main/hub/alert-evidence.ts).
+   * Adds fields to an alert's evidence (flight recorder ring, diagnosis: see main/hub/core/alert-evidence.ts).
    * A recorded input like any other: a replay that makes the same calls gets the same alerts.
    */
   annotate(alertId: string, fields: Record<string, unknown>): AlertChange[] {

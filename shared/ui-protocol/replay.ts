@@ -1,5 +1,5 @@
 // The replay namespace `/replay` (docs/protocol.md, "Replay"): a hub serving a recording instead
-// of live agents (main/hub/replay-hub.ts) says so here, with the timeline, and takes the time
+// of live agents (main/hub/recording/replay-hub.ts) says so here, with the timeline, and takes the time
 // cursor's controls. The data itself comes through `/ui` exactly as live: what the live
 // dashboard showed at the cursor's moment.
 import type { AlertRule, Severity } from "../protocol/types.js";

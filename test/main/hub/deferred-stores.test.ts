@@ -5,9 +5,9 @@
 // stores what waits first.
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { SLICE_ITEMS } from "../../../main/hub/agent-scheduler.js";
-import { AgentSession, isJob, type AnyAck, type Job } from "../../../main/hub/agent-session.js";
-import { HubCore, MAX_DEFERRED_JOBS } from "../../../main/hub/hub-core.js";
+import { SLICE_ITEMS } from "../../../main/hub/ingest/agent-scheduler.js";
+import { AgentSession, isJob, type AnyAck, type Job } from "../../../main/hub/ingest/agent-session.js";
+import { HubCore, MAX_DEFERRED_JOBS } from "../../../main/hub/core/hub-core.js";
 import type { Alert, Sample } from "../../../shared/protocol/index.js";
 import { agent, cleanupAll, dashboard, getJson, hello, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "./helpers.js";
 

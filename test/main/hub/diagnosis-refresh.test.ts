@@ -2,9 +2,9 @@
 // the alert's first minute, less often as it lasts (30 s from 3 minutes on), and a verdict that
 // turns still reaches the alert within that.
 import { describe, expect, it, vi } from "vitest";
-import { AgentSession } from "../../../main/hub/agent-session.js";
-import { DIAGNOSIS_REFRESH_MAX_MS, DIAGNOSIS_REFRESH_MS, diagnosisRefreshMs } from "../../../main/hub/alert-evidence.js";
-import { HubCore } from "../../../main/hub/hub-core.js";
+import { AgentSession } from "../../../main/hub/ingest/agent-session.js";
+import { DIAGNOSIS_REFRESH_MAX_MS, DIAGNOSIS_REFRESH_MS, diagnosisRefreshMs } from "../../../main/hub/core/alert-evidence.js";
+import { HubCore } from "../../../main/hub/core/hub-core.js";
 import type { Diagnosis } from "../../../shared/diagnosis/index.js";
 import type { Alert, Sample } from "../../../shared/protocol/index.js";
 import { many } from "../../fixtures/protocol.js";

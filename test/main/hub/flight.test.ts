@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { replayRecording } from "../../../main/hub/replay.js";
+import { replayRecording } from "../../../main/hub/recording/replay.js";
 import type { Alert, FlightRecord } from "../../../shared/protocol/index.js";
 import { agent, cleanupAll, dashboard, getJson, info, onCleanup, request, sample, startHub, T0, waitUntil, type AckAnswer } from "./helpers.js";
 

@@ -4,7 +4,7 @@
 // each sample must land in its own semaphore's history and counter totals, never a neighbour's.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COUNTER_FIELDS, HubCore } from "../../../main/hub/hub-core.js";
+import { COUNTER_FIELDS, HubCore } from "../../../main/hub/core/hub-core.js";
 import { semaphoreKey } from "../../../shared/protocol/types.js";
 import { hello, info, sample, T0 } from "./helpers.js";
 

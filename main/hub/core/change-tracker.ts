@@ -1,7 +1,7 @@
 // What changed since dashboards last heard: marked by the hub as inputs arrive, taken (and
 // cleared) by the /ui delta timer. Sets of keys, not lists of events, so it stays bounded by
 // the number of semaphores, agents and alerts however fast agents send.
-import type { AlertChange } from "../../shared/alerts/index.js";
+import type { AlertChange } from "../../../shared/alerts/index.js";
 
 export interface Changes {
   readonly keys: ReadonlySet<string>;

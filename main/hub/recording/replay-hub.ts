@@ -6,16 +6,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Server } from "socket.io";
 import { z } from "zod";
-import { LIMITS, parsePayload } from "../../shared/protocol/index.js";
-import { REPLAY_NAMESPACE, UI_LIMITS, type HubToReplayEvents, type ReplayAck, type ReplayStatus, type ReplayToHubEvents } from "../../shared/ui-protocol/index.js";
-import { contained, reply, splitArgs } from "./agent-namespace.js";
-import { TokenCheck } from "./auth.js";
-import type { HubCore } from "./hub-core.js";
-import { HubConfigError, isLoopback, urlHost } from "./options.js";
-import { RequestGuard } from "./request-guard.js";
+import { LIMITS, parsePayload } from "../../../shared/protocol/index.js";
+import { REPLAY_NAMESPACE, UI_LIMITS, type HubToReplayEvents, type ReplayAck, type ReplayStatus, type ReplayToHubEvents } from "../../../shared/ui-protocol/index.js";
+import { contained, reply, splitArgs } from "../ingest/agent-namespace.js";
+import { TokenCheck } from "../auth.js";
+import type { HubCore } from "../core/hub-core.js";
+import { HubConfigError, isLoopback, urlHost } from "../options.js";
+import { RequestGuard } from "../request-guard.js";
 import { ReplaySession, type ReplaySessionOptions } from "./replay-session.js";
-import { StaticFiles } from "./static-files.js";
-import { UiNamespace } from "./ui-namespace.js";
+import { StaticFiles } from "../dashboard/static-files.js";
+import { UiNamespace } from "../dashboard/ui-namespace.js";
 
 export interface ReplayHubOptions extends ReplaySessionOptions {
   file: string;

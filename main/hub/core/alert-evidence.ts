@@ -4,10 +4,10 @@
 // annotate(), so they reach /api/alerts, dashboards and the recording's replay like any alert
 // change. Nothing here runs unless an alert is raised or active: with none, a sample costs one
 // map-size check.
-import { RULE_BIT, type AlertChange, type AlertEngine } from "../../shared/alerts/index.js";
-import { diagnoseAnchored, resumeDiagnosis, type Diagnosis, type DiagnosisAnchor } from "../../shared/diagnosis/index.js";
-import { WindowScratch, type HistoryStore } from "../../shared/history/index.js";
-import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../shared/protocol/index.js";
+import { RULE_BIT, type AlertChange, type AlertEngine } from "../../../shared/alerts/index.js";
+import { diagnoseAnchored, resumeDiagnosis, type Diagnosis, type DiagnosisAnchor } from "../../../shared/diagnosis/index.js";
+import { WindowScratch, type HistoryStore } from "../../../shared/history/index.js";
+import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../../shared/protocol/index.js";
 
 const NO_CHANGES: readonly AlertChange[] = Object.freeze([]);
 

@@ -2,12 +2,12 @@
 // history, fleet, thresholds, Prometheus metrics, and in web mode the dashboard's files. With a
 // token, everything but /healthz and the dashboard's static files needs `Authorization: Bearer`.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parsePayload } from "../../shared/protocol/index.js";
-import { thresholdsPatchSchema, uiFleetHistoryRequestSchema, uiHistoryRequestSchema } from "../../shared/ui-protocol/index.js";
-import type { TokenCheck } from "./auth.js";
-import type { HubCore } from "./hub-core.js";
+import { parsePayload } from "../../../shared/protocol/index.js";
+import { thresholdsPatchSchema, uiFleetHistoryRequestSchema, uiHistoryRequestSchema } from "../../../shared/ui-protocol/index.js";
+import type { TokenCheck } from "../auth.js";
+import type { HubCore } from "../core/hub-core.js";
 import type { HubMetrics } from "./metrics.js";
-import type { RequestGuard } from "./request-guard.js";
+import type { RequestGuard } from "../request-guard.js";
 import type { StaticFiles } from "./static-files.js";
 import { fleetHistoryView, historyView, type ViewResult } from "./views.js";
 

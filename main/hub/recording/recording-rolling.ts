@@ -5,8 +5,8 @@
 // every known agent's hello and register) so the engine knows the agents whose samples follow.
 import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import type { ThresholdsPatch } from "../../shared/alerts/index.js";
-import type { Hello, Register } from "../../shared/protocol/index.js";
+import type { ThresholdsPatch } from "../../../shared/alerts/index.js";
+import type { Hello, Register } from "../../../shared/protocol/index.js";
 import type { RecordLine, RecordSink, StartPayload } from "./recorder.js";
 import { GzipRecorder } from "./recording-writer.js";
 

@@ -9,9 +9,9 @@
 // reused Sample, and stored as the packet's would have been: Float64 holds every JSON number
 // exactly, and nothing the store path reaches keeps an item or its parts (history, totals, the
 // engine's rules and LatestSample copy the numbers), which test/main/hub/sample-arena.test.ts holds it to.
-import type { Sample, SamplesBatch, Summary } from "../../shared/protocol/index.js";
+import type { Sample, SamplesBatch, Summary } from "../../../shared/protocol/index.js";
 // An item's numbers are laid out as sample-numbers.ts says, its wait pairs right after them, then its hold pairs.
-import { HOLD_AT, PAIRS_AT, readSampleNumbers, WAIT_AT, writeSampleNumbers } from "../../shared/protocol/sample-numbers.js";
+import { HOLD_AT, PAIRS_AT, readSampleNumbers, WAIT_AT, writeSampleNumbers } from "../../../shared/protocol/sample-numbers.js";
 
 type Pair = [bucket: number, count: number];
 

@@ -3,11 +3,11 @@
 // only get refusals and its share: no handler throws, none waits, and no message of one
 // connection touches another.
 import type { Namespace, Server, Socket } from "socket.io";
-import { AGENT_NAMESPACE, type AgentToHubEvents, type HubToAgentEvents } from "../../shared/protocol/index.js";
+import { AGENT_NAMESPACE, type AgentToHubEvents, type HubToAgentEvents } from "../../../shared/protocol/index.js";
 import { AgentScheduler, Lane, type Item, type Transport } from "./agent-scheduler.js";
 import { AGENT_EVENTS, AgentSession, isAgentEvent, type AgentEventName, type AnyAck, type Job } from "./agent-session.js";
-import type { TokenCheck } from "./auth.js";
-import type { HubCore } from "./hub-core.js";
+import type { TokenCheck } from "../auth.js";
+import type { HubCore } from "../core/hub-core.js";
 import { AddressBudgets, CombinedBudget, WorkBudget } from "./rate-limit.js";
 
 /** socket.io appends the ack callback as the last argument, when the client asked for one. */

@@ -2,7 +2,7 @@
 // connection speaks for each agent, and the requests sent to it that await an answer. Only an
 // answer to a pending request is accepted, once: an agent cannot push rings (up to a packet each,
 // shown to every dashboard) the hub never asked for.
-import type { FlightRequest } from "../../shared/protocol/index.js";
+import type { FlightRequest } from "../../../shared/protocol/index.js";
 
 /** Requests awaiting an answer, per agent; beyond it the oldest is forgotten. */
 export const MAX_PENDING_FLIGHTS = 256;

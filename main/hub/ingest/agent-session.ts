@@ -2,9 +2,9 @@
 // one answer (the ack), and every refusal is counted; nothing here throws or waits. The rate is
 // checked as a message arrives (admit); the rest runs when the scheduler (agent-scheduler.ts)
 // gets to it (process), and a samples batch runs as a Job the scheduler steps through in slices.
-import { agentPayloadSchemas, parsePayload, type AgentToHubEvents, type FlightRequest } from "../../shared/protocol/index.js";
-import { SamplesCheck } from "../../shared/protocol/samples-check.js";
-import { StoreJob, type AgentRecord, type HubCore } from "./hub-core.js";
+import { agentPayloadSchemas, parsePayload, type AgentToHubEvents, type FlightRequest } from "../../../shared/protocol/index.js";
+import { SamplesCheck } from "../../../shared/protocol/samples-check.js";
+import { StoreJob, type AgentRecord, type HubCore } from "../core/hub-core.js";
 import { TokenBucket } from "./rate-limit.js";
 
 /** An answer to any message: what each event adds on ok:true is in its ack type. */

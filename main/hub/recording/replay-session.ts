@@ -5,11 +5,11 @@
 // is pure on its inputs, so that is exact, just slower for long recordings).
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { ThresholdsPatch } from "../../shared/alerts/index.js";
-import { DEFAULT_MAX_SEMAPHORES } from "../../shared/history/index.js";
-import { REPLAY_VERSION_SUFFIX, type ReplayMark, type ReplayStatus } from "../../shared/ui-protocol/index.js";
-import pkg from "../../package.json" with { type: "json" };
-import { HubCore, type AgentRecord } from "./hub-core.js";
+import type { ThresholdsPatch } from "../../../shared/alerts/index.js";
+import { DEFAULT_MAX_SEMAPHORES } from "../../../shared/history/index.js";
+import { REPLAY_VERSION_SUFFIX, type ReplayMark, type ReplayStatus } from "../../../shared/ui-protocol/index.js";
+import pkg from "../../../package.json" with { type: "json" };
+import { HubCore, type AgentRecord } from "../core/hub-core.js";
 import type { AnyRecordLine, RangeLine } from "./recording-line.js";
 import { describeStop, readRecording, type ReadSummary } from "./recording-reader.js";
 import { SEGMENT_SUFFIX, type SegmentStart } from "./recording-rolling.js";

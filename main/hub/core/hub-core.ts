@@ -1,8 +1,8 @@
 // The hub's state and the one place that feeds the alert engine and the history: every input
 // arrives here already validated (agent-session.ts parses), is stamped with the hub clock, fed
 // to the engine, recorded, and marked for dashboards. Knows nothing of sockets or HTTP.
-import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch, type WarmHandle } from "../../shared/alerts/index.js";
-import { addCounters, COUNTERS, HistoryStore, type HistoryEntry } from "../../shared/history/index.js";
+import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch, type WarmHandle } from "../../../shared/alerts/index.js";
+import { addCounters, COUNTERS, HistoryStore, type HistoryEntry } from "../../../shared/history/index.js";
 import {
   globalViews,
   LIMITS,
@@ -15,15 +15,15 @@ import {
   type HubState,
   type Register,
   type SamplesBatch,
-} from "../../shared/protocol/index.js";
-import { SemaphoreKeys } from "../../shared/protocol/semaphore-keys.js";
+} from "../../../shared/protocol/index.js";
+import { SemaphoreKeys } from "../../../shared/protocol/semaphore-keys.js";
 import { performance } from "node:perf_hooks";
 import { AlertEvidence, DIAGNOSED_RULE_BITS, FLIGHT_RULES, type WatchedList } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
-import { SampleArena } from "./sample-arena.js";
+import { SampleArena } from "../ingest/sample-arena.js";
 import { FlightLinks } from "./flight-links.js";
-import type { RecordLine, RecordSink } from "./recorder.js";
-import { SeqWindow } from "./seq-window.js";
+import type { RecordLine, RecordSink } from "../recording/recorder.js";
+import { SeqWindow } from "../ingest/seq-window.js";
 
 /** What the hub keeps per agent across its connections (a hello with a known agentId resumes it). */
 export interface AgentRecord {

@@ -2,7 +2,7 @@
 // timer (at most 4 a second), and a few requests with acks (docs/protocol.md, "Dashboard
 // namespace `/ui`"). A dashboard that falls behind is dropped, never buffered without bound.
 import type { Namespace, Server, Socket } from "socket.io";
-import { parsePayload } from "../../shared/protocol/index.js";
+import { parsePayload } from "../../../shared/protocol/index.js";
 import {
   FleetChangeTracker,
   toPatch,
@@ -18,14 +18,14 @@ import {
   type UiDelta,
   type UiIdentityField,
   type UiToHubEvents,
-} from "../../shared/ui-protocol/index.js";
-import { UI_NAMESPACE } from "../../shared/protocol/index.js";
-import { contained, reply, splitArgs } from "./agent-namespace.js";
-import type { AnyAck } from "./agent-session.js";
-import type { TokenCheck } from "./auth.js";
-import type { HubCore } from "./hub-core.js";
-import { TokenBucket } from "./rate-limit.js";
-import type { SemaphoreInfo, SemaphoreState } from "../../shared/protocol/index.js";
+} from "../../../shared/ui-protocol/index.js";
+import { UI_NAMESPACE } from "../../../shared/protocol/index.js";
+import { contained, reply, splitArgs } from "../ingest/agent-namespace.js";
+import type { AnyAck } from "../ingest/agent-session.js";
+import type { TokenCheck } from "../auth.js";
+import type { HubCore } from "../core/hub-core.js";
+import { TokenBucket } from "../ingest/rate-limit.js";
+import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/index.js";
 import { fleetHistoryView, historyView, snapshot, uiFleet, uiSemaphore, type ViewResult } from "./views.js";
 
 type UiSocket = Socket<UiToHubEvents, HubToUiEvents>;

@@ -3,8 +3,8 @@
 // written synchronously, so a crash loses at most the line being written, and replay.ts can feed
 // the same calls to a fresh engine and raise the same alerts.
 import { closeSync, openSync, writeSync } from "node:fs";
-import type { AlertThresholds, ThresholdsPatch } from "../../shared/alerts/index.js";
-import type { EventsBatch, FlightRecord, Hello, Register, SamplesBatch } from "../../shared/protocol/index.js";
+import type { AlertThresholds, ThresholdsPatch } from "../../../shared/alerts/index.js";
+import type { EventsBatch, FlightRecord, Hello, Register, SamplesBatch } from "../../../shared/protocol/index.js";
 
 /** Bumped only if a line's meaning changes; new kinds are additions. */
 export const RECORDING_FORMAT = 1;

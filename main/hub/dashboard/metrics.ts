@@ -2,8 +2,8 @@
 // one, which an embedding process may use). Values are read at scrape time from the engine and
 // the running totals, so a sample costs nothing here and a gone semaphore's series just stop.
 import { Counter, Gauge, Registry } from "prom-client";
-import type { SemaphoreState } from "../../shared/protocol/index.js";
-import { COUNTER_FIELDS, type HubCore } from "./hub-core.js";
+import type { SemaphoreState } from "../../../shared/protocol/index.js";
+import { COUNTER_FIELDS, type HubCore } from "../core/hub-core.js";
 
 const SEM_LABELS = ["service", "instance", "semaphore"] as const;
 type SemLabel = (typeof SEM_LABELS)[number];

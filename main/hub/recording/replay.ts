@@ -4,11 +4,11 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
-import { AlertEngine, type AlertChange, type AlertThresholds } from "../../shared/alerts/index.js";
-import { HistoryStore } from "../../shared/history/index.js";
-import { agentPayloadSchemas, parsePayload, semaphoreKey, type Alert } from "../../shared/protocol/index.js";
-import { thresholdsPatchSchema } from "../../shared/ui-protocol/index.js";
-import { AlertEvidence } from "./alert-evidence.js";
+import { AlertEngine, type AlertChange, type AlertThresholds } from "../../../shared/alerts/index.js";
+import { HistoryStore } from "../../../shared/history/index.js";
+import { agentPayloadSchemas, parsePayload, semaphoreKey, type Alert } from "../../../shared/protocol/index.js";
+import { thresholdsPatchSchema } from "../../../shared/ui-protocol/index.js";
+import { AlertEvidence } from "../core/alert-evidence.js";
 import type { RecordKind } from "./recorder.js";
 import { isGzipFile } from "./recording-reader.js";
 

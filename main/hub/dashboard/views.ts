@@ -1,8 +1,8 @@
 // Read-only views of the hub for dashboards and the HTTP API: history windows as plain arrays,
 // semaphores with their latest sample time, the bounded sparklines, the /ui snapshot.
-import { pickTier, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../shared/history/index.js";
-import type { FleetEntry } from "../../shared/alerts/index.js";
-import type { Sample, SemaphoreInfo, SemaphoreState, Summary } from "../../shared/protocol/index.js";
+import { pickTier, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
+import type { FleetEntry } from "../../../shared/alerts/index.js";
+import type { Sample, SemaphoreInfo, SemaphoreState, Summary } from "../../../shared/protocol/index.js";
 import {
   UI_LIMITS,
   type Sparkline,
@@ -13,8 +13,8 @@ import {
   type UiSnapshot,
   type UiSummary,
   type UiWindow,
-} from "../../shared/ui-protocol/index.js";
-import type { HubCore } from "./hub-core.js";
+} from "../../../shared/ui-protocol/index.js";
+import type { HubCore } from "../core/hub-core.js";
 
 /** Default span of a history request: the whole 1 s tier at the default interval. */
 export const DEFAULT_SPAN_MS = 15 * 60 * 1000;
