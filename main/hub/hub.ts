@@ -27,7 +27,7 @@ export interface Hub {
   readonly url: string;
   readonly host: string;
   readonly port: number;
-  /** Reading engine, history or state() first stores what was acknowledged and waits to be (HubCore.defer). */
+  /** Reading engine, history or state() first stores what was acknowledged and waits to be (StorePipeline.defer). */
   readonly engine: AlertEngine;
   readonly history: HistoryStore;
   /** hub.rejected as /api/state reports it. */
@@ -76,10 +76,10 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     }
   }
 
-  // Deferred stores (HubCore.defer): flushed by a timer, out of any scheduler turn, and before
+  // Deferred stores (StorePipeline.defer): flushed by a timer, out of any scheduler turn, and before
   // anything reads the hub (HTTP, the getters below; ui-namespace.ts for dashboards).
   let storeTimer: ReturnType<typeof setTimeout> | undefined;
-  const storeDeferred = () => contained("deferred stores", o.log, undefined, () => core.flushDeferred());
+  const storeDeferred = () => contained("deferred stores", o.log, undefined, () => core.ingest.flush());
   const flushStores = () => {
     storeTimer = undefined;
     storeDeferred();
@@ -130,7 +130,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     next(new Error("unknown namespace: use /agent or /ui"));
   });
   const scheduler = new AgentScheduler({
-    busy: (service) => core.busy(service),
+    busy: (service) => core.ingest.busy(service),
     guard: (what, fallback, fn) => contained(what, o.log, fallback, fn),
   });
   attachAgentNamespace(io, core, tokens, { rate: o.agentRate, budget: o.agentBudget, addressBudget: o.agentAddressBudget }, scheduler, o.log);

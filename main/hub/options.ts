@@ -103,7 +103,7 @@ export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 export const TICK_MS = 1000;
 /**
  * How long an acknowledged small samples batch may wait to be stored with the others that arrive
- * meanwhile (HubCore.defer). Anything that reads the hub (HTTP, a dashboard, the embedding API),
+ * meanwhile (StorePipeline.defer). Anything that reads the hub (HTTP, a dashboard, the embedding API),
  * the tick, and any agent input but another small batch store what waits first, so none sees it late.
  * 200 ms: ~200 batches a flush at 1,000 agents a second, where 50 ms stored ~50; the stores and the
  * socket path between them each run warmer (hub-only bench runs, 4 ABBA pairs: 16.3–16.9 µs a

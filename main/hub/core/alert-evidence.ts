@@ -66,7 +66,7 @@ export interface Watched {
 
 /**
  * A semaphore's active diagnosed alerts. Changed in place and never replaced while it holds one,
- * so a caller may keep it (HubCore's slot): emptied, it is dropped, and a later alert on that
+ * so a caller may keep it (its registry slot): emptied, it is dropped, and a later alert on that
  * semaphore starts a new list (watchedOf() then finds that one).
  */
 export type WatchedList = readonly Watched[];

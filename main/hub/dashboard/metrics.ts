@@ -3,7 +3,8 @@
 // the running totals, so a sample costs nothing here and a gone semaphore's series just stop.
 import { Counter, Gauge, Registry } from "prom-client";
 import type { SemaphoreState } from "../../../shared/protocol/index.js";
-import { COUNTER_FIELDS, type HubCore } from "../core/hub-core.js";
+import { COUNTERS } from "../../../shared/history/index.js";
+import type { HubCore } from "../core/hub-core.js";
 
 const SEM_LABELS = ["service", "instance", "semaphore"] as const;
 type SemLabel = (typeof SEM_LABELS)[number];
@@ -12,7 +13,7 @@ function labels(s: SemaphoreState): Record<SemLabel, string> {
   return { service: s.service, instance: s.instance, semaphore: s.id };
 }
 
-const COUNTER_NAMES: Record<(typeof COUNTER_FIELDS)[number], string> = {
+const COUNTER_NAMES: Record<(typeof COUNTERS)[number], string> = {
   acquired: "acquired",
   released: "released",
   timeouts: "timeouts",
@@ -94,7 +95,7 @@ export class HubMetrics {
       },
     });
 
-    COUNTER_FIELDS.forEach((field, i) => {
+    COUNTERS.forEach((field, i) => {
       const c: Counter<SemLabel> = new Counter({
         name: `semscope_semaphore_${COUNTER_NAMES[field]}_total`,
         help: `Sum of the samples' \`${field}\` since the hub started.`,

@@ -99,9 +99,9 @@ export class UiNamespace {
     clearInterval(this.timer);
   }
 
-  /** What was acknowledged before a dashboard reads is in what it reads (HubCore.defer). */
+  /** What was acknowledged before a dashboard reads is in what it reads (StorePipeline.defer). */
   private storeDeferred(): void {
-    contained("deferred stores", this.opts.log, undefined, () => this.core.flushDeferred());
+    contained("deferred stores", this.opts.log, undefined, () => this.core.ingest.flush());
   }
 
   private connected(socket: UiSocket): void {

@@ -9,7 +9,7 @@
 // (backpressure: the hub does not even decode what it cannot yet afford) and is never refused, so
 // an honest agent replaying its backlog is slowed, not dropped; a lane that cannot be paused
 // (HTTP long-polling) has what arrives while it is over budget refused, as over its rate.
-// Exactness is HubCore's job (a store another input could observe half done is finished first,
+// Exactness is the store pipeline's job (a store another input could observe half done is finished first,
 // see StoreJob); the rule here only keeps that from being needed: while a batch of service S is
 // being stored, only lanes of other, known services start messages.
 import { performance } from "node:perf_hooks";

@@ -4,7 +4,8 @@
 // gets to it (process), and a samples batch runs as a Job the scheduler steps through in slices.
 import { agentPayloadSchemas, parsePayload, type AgentToHubEvents, type FlightRequest } from "../../../shared/protocol/index.js";
 import { SamplesCheck } from "../../../shared/protocol/samples-check.js";
-import { StoreJob, type AgentRecord, type HubCore } from "../core/hub-core.js";
+import type { AgentRecord, HubCore } from "../core/hub-core.js";
+import { StoreJob } from "./store-pipeline.js";
 import { TokenBucket } from "./rate-limit.js";
 
 /** An answer to any message: what each event adds on ok:true is in its ack type. */
@@ -136,8 +137,8 @@ export class AgentSession {
     if (!isJob(r)) return r;
     let answer: AnyAck | undefined;
     while ((answer = r.step(Infinity)) === undefined);
-    // Whole, as it says: a batch the hub put off (HubCore.defer) is stored before this returns.
-    this.core.flushDeferred();
+    // Whole, as it says: a batch the hub put off (StorePipeline.defer) is stored before this returns.
+    this.core.ingest.flush();
     return answer;
   }
 
@@ -159,9 +160,9 @@ export class AgentSession {
     return this.refuse(error, true);
   }
 
-  /** SamplesJob's part as it answers a small batch early: true when the hub stores it later (HubCore.defer). */
+  /** SamplesJob's part as it answers a small batch early: true when the hub stores it later (StorePipeline.defer). */
   defer(job: StoreJob): boolean {
-    return this.core.defer(job);
+    return this.core.ingest.defer(job);
   }
 
   /** socket.io could not decode a packet; it closes the connection next. */
@@ -210,13 +211,13 @@ export function isJob(r: AnyAck | Job): r is Job {
   return typeof (r as Partial<Job>).step === "function";
 }
 
-/** A samples message: checked (pure) then stored (HubCore's StoreJob), a slice at a time. */
+/** A samples message: checked (pure) then stored (store-pipeline.ts's StoreJob), a slice at a time. */
 class SamplesJob implements Job {
   private readonly check: SamplesCheck;
   private store: StoreJob | undefined;
   private answer: AnyAck | undefined;
   private seq = 0;
-  /** Put off (HubCore.defer) as it was answered: its units are charged as done (the lane's fair share counts them). */
+  /** Put off (StorePipeline.defer) as it was answered: its units are charged as done (the lane's fair share counts them). */
   private deferred = false;
   /** Set when the store fits the rest of the slice: the next step stores it whole. */
   early: AnyAck | undefined;
@@ -244,7 +245,7 @@ class SamplesJob implements Job {
       const started = this.session.startSamples(p.value);
       if (!(started instanceof StoreJob)) return (this.answer = started);
       this.store = started;
-      // A small batch is answered first, and stored with others a little later (HubCore.defer)
+      // A small batch is answered first, and stored with others a little later (StorePipeline.defer)
       // or else whole in the next step; a big one stores from the next step, a slice at a time,
       // and is answered once stored.
       budget -= this.check.checked - before;

@@ -1,4 +1,4 @@
-// Deferred samples batches' items as numbers (HubCore.defer), and the few Sample objects they are
+// Deferred samples batches' items as numbers (StorePipeline.defer), and the few Sample objects they are
 // stored from again, reused batch after batch.
 //
 // Why: a batch put off for up to STORE_DELAY_MS was held as its parsed packet, ~15 objects a

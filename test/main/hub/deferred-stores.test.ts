@@ -1,4 +1,4 @@
-// Deferred stores (hub-core.ts HubCore.defer): a small samples batch is acknowledged at once and
+// Deferred stores (store-pipeline.ts StorePipeline.defer): a small samples batch is acknowledged at once and
 // stored a little later, with the others that arrive meanwhile. Nothing may tell: the engine and
 // the history end exactly as if every batch were stored as it came, whatever the flushes, because
 // every other input (events, the tick, more of the same service) and every read through the hub
@@ -7,7 +7,8 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { SLICE_ITEMS } from "../../../main/hub/ingest/agent-scheduler.js";
 import { AgentSession, isJob, type AnyAck, type Job } from "../../../main/hub/ingest/agent-session.js";
-import { HubCore, MAX_DEFERRED_JOBS } from "../../../main/hub/core/hub-core.js";
+import { HubCore } from "../../../main/hub/core/hub-core.js";
+import { MAX_DEFERRED_JOBS } from "../../../main/hub/ingest/store-pipeline.js";
 import type { Alert, Sample } from "../../../shared/protocol/index.js";
 import { agent, cleanupAll, dashboard, getJson, hello, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "./helpers.js";
 
@@ -32,7 +33,7 @@ type Input = { kind: "samples"; agent: number; items: Sample[] } | { kind: "even
 /**
  * Three agents (two of service "sx", one of "sy") send `inputs` in order; with `flushes` given,
  * stores are deferred and flushed only after the inputs where it says true. Returns what the
- * engine and the history hold at the end, read the way every reader does (through settle()).
+ * engine and the history hold at the end, read the way every reader does (through settled()).
  */
 function run(inputs: readonly Input[], flushes?: readonly boolean[]): { alerts: Alert[]; windows: unknown[]; semaphores: unknown[]; deferred: number } {
   let clock = T0;
@@ -70,9 +71,9 @@ function run(inputs: readonly Input[], flushes?: readonly boolean[]): { alerts: 
       expect(send(sessions[input.agent].s, batch(seq, input.items, T0 + (seq + 1) * 1000))).toEqual({ ok: true, seq });
       if (stored() === before) deferred++;
     }
-    if (flushes?.[i] === true) core.flushDeferred();
+    if (flushes?.[i] === true) core.ingest.flush();
   }
-  core.settle();
+  core.ingest.settled();
   const keys = ["sx/x1/db", "sx/x2/db", "sy/y1/api"];
   return {
     alerts: core.engine.allAlerts().sort((a, b) => a.id.localeCompare(b.id)),
@@ -129,7 +130,7 @@ describe("deferred stores", () => {
     for (let seq = 0; seq < MAX_DEFERRED_JOBS; seq++) send(session, batch(seq, [calm("db")]));
     expect(calls).toEqual([false, true]);
     expect(core.history.get("checkout/web-1/db")).toBeUndefined();
-    core.flushDeferred();
+    core.ingest.flush();
     expect(core.history.get("checkout/web-1/db")?.window("1s", -Infinity, Infinity).length).toBe(MAX_DEFERRED_JOBS);
     // The next one asks again.
     send(session, batch(MAX_DEFERRED_JOBS, [calm("db")]));
@@ -156,7 +157,7 @@ describe("deferred stores", () => {
     expect(core.history.get("sx/b/s499")).toBeUndefined();
     // The two batches accepted before it were stored first.
     expect(core.history.get("sx/a/db")?.window("1s", -Infinity, Infinity).length).toBe(2);
-    expect(core.busy("sx")).toBe(true);
+    expect(core.ingest.busy("sx")).toBe(true);
   });
 });
 

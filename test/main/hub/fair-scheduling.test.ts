@@ -1,4 +1,4 @@
-// The hub's agent scheduler (main/hub/ingest/agent-scheduler.ts) and sliced storing (hub-core.ts
+// The hub's agent scheduler (main/hub/ingest/agent-scheduler.ts) and sliced storing (store-pipeline.ts
 // StoreJob): a connection over its work budget is slowed, never refused (unless it polls); big
 // batches do not hold up other agents; and a batch stored in slices, with another service's
 // messages in between, leaves the engine exactly as the whole batch would (so replays still match).
@@ -333,10 +333,10 @@ describe("a batch stored in slices", () => {
       const start = core.startSamples(x, batch(seq, items(100)));
       if (!start.ok || start.duplicate) throw new Error("not started");
       start.job.step(10);
-      expect(core.busy("sx")).toBe(true);
+      expect(core.ingest.busy("sx")).toBe(true);
       settle();
       expect(start.job.done).toBe(true);
-      expect(core.busy()).toBe(false);
+      expect(core.ingest.busy()).toBe(false);
     }
   });
 });

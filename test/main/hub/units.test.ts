@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { closedForSize } from "../../../main/hub/ingest/agent-session.js";
 import { TokenCheck } from "../../../main/hub/auth.js";
 import { isLoopback } from "../../../main/hub/options.js";
-import { SeqWindow } from "../../../main/hub/ingest/seq-window.js";
+import { SeqWindow } from "../../../main/hub/core/seq-window.js";
 
 describe("SeqWindow", () => {
   it("remembers the last 4096 seqs exactly and treats older ones as seen", () => {
