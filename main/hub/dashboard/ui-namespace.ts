@@ -21,7 +21,7 @@ import {
 } from "../../../shared/ui-protocol/index.js";
 import { UI_NAMESPACE } from "../../../shared/protocol/index.js";
 import { contained, reply, splitArgs } from "../ingest/agent-namespace.js";
-import type { AnyAck } from "../ingest/agent-session.js";
+import type { Ack } from "../../../shared/protocol/index.js";
 import type { TokenCheck } from "../auth.js";
 import type { HubCore } from "../core/hub-core.js";
 import { TokenBucket } from "../ingest/rate-limit.js";
@@ -52,7 +52,7 @@ export function buffered(socket: Socket): { packets: number; bytes: number } {
   return { packets: wb.length, bytes };
 }
 
-function answer<T extends object>(r: ViewResult<T>): AnyAck {
+function answer<T extends object>(r: ViewResult<T>): Ack {
   return r.ok ? { ok: true, ...r.value } : { ok: false, error: r.error };
 }
 
@@ -128,12 +128,12 @@ export class UiNamespace {
     });
   }
 
-  private refuse(error: string): AnyAck {
+  private refuse(error: string): Ack {
     this.core.reject();
     return { ok: false, error };
   }
 
-  private request(name: RequestName, payload: unknown): AnyAck {
+  private request(name: RequestName, payload: unknown): Ack {
     this.storeDeferred();
     const core = this.core;
     switch (name) {

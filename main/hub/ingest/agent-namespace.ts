@@ -5,7 +5,8 @@
 import type { Namespace, Server, Socket } from "socket.io";
 import { AGENT_NAMESPACE, type AgentToHubEvents, type HubToAgentEvents } from "../../../shared/protocol/index.js";
 import { AgentScheduler, Lane, type Item, type Transport } from "./agent-scheduler.js";
-import { AGENT_EVENTS, AgentSession, isAgentEvent, type AgentEventName, type AnyAck, type Job } from "./agent-session.js";
+import type { Ack } from "../../../shared/protocol/index.js";
+import { AGENT_EVENTS, AgentSession, isAgentEvent, type AgentEventName, type Job } from "./agent-session.js";
 import type { TokenCheck } from "../auth.js";
 import type { HubCore } from "../core/hub-core.js";
 import { AddressBudgets, CombinedBudget, WorkBudget } from "./rate-limit.js";
@@ -97,11 +98,11 @@ class Message implements Item {
     this.claims = typeof service === "string" ? service : undefined;
   }
 
-  run(): AnyAck | Job {
+  run(): Ack | Job {
     return this.event === undefined ? this.session.unknown() : this.session.process(this.event, this.payload);
   }
 
-  answer(a: AnyAck): void {
+  answer(a: Ack): void {
     reply(this.ack, a);
   }
 }
@@ -140,9 +141,9 @@ export function attachAgentNamespace(
     const lane = scheduler.add(new Lane(session, transportOf(socket), budget));
     /** Rate first, as it arrives; then in order, on the lane. */
     const submit = (item: Message, cost: number) => {
-      const refused = contained("agent message", log, null as AnyAck | null, () => session.admit());
+      const refused = contained("agent message", log, null as Ack | null, () => session.admit());
       if (refused !== null) return reply(item.ack, refused);
-      if (!scheduler.push(lane, item, cost)) reply(item.ack, contained("agent message", log, null as AnyAck | null, () => session.busy()));
+      if (!scheduler.push(lane, item, cost)) reply(item.ack, contained("agent message", log, null as Ack | null, () => session.busy()));
     };
     for (const event of AGENT_EVENTS) {
       socket.on(event, (...args: unknown[]) => {

@@ -13,7 +13,8 @@
 // see StoreJob); the rule here only keeps that from being needed: while a batch of service S is
 // being stored, only lanes of other, known services start messages.
 import { performance } from "node:perf_hooks";
-import { isJob, type AnyAck, type Job } from "./agent-session.js";
+import type { Ack } from "../../../shared/protocol/index.js";
+import { isJob, type Job } from "./agent-session.js";
 import type { Budget } from "./rate-limit.js";
 
 /** Units of work per slice (about an item each): ~1–4 ms of hub time for a samples batch. */
@@ -39,11 +40,11 @@ export interface Transport {
 }
 
 export interface Item {
-  run(): AnyAck | Job;
+  run(): Ack | Job;
   /** A hello's service: it will touch that service's state as well as (or instead of) the lane's. */
   readonly claims?: string;
   /** Delivers the answer (the socket.io ack); also called for the last, closing item. */
-  answer(a: AnyAck): void;
+  answer(a: Ack): void;
 }
 
 export interface SchedulerHooks {
@@ -53,7 +54,7 @@ export interface SchedulerHooks {
   guard<T>(what: string, fallback: T, fn: () => T): T;
 }
 
-const INTERNAL_ERROR: AnyAck = { ok: false, error: "internal error" };
+const INTERNAL_ERROR: Ack = { ok: false, error: "internal error" };
 
 export class Lane {
   readonly queue: Item[] = [];

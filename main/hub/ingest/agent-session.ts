@@ -2,27 +2,25 @@
 // one answer (the ack), and every refusal is counted; nothing here throws or waits. The rate is
 // checked as a message arrives (admit); the rest runs when the scheduler (agent-scheduler.ts)
 // gets to it (process), and a samples batch runs as a Job the scheduler steps through in slices.
-import { agentPayloadSchemas, parsePayload, type AgentToHubEvents, type FlightRequest } from "../../../shared/protocol/index.js";
+import { agentPayloadSchemas, parsePayload, type Ack, type AgentToHubEvents, type FlightRequest } from "../../../shared/protocol/index.js";
 import { SamplesCheck } from "../../../shared/protocol/samples-check.js";
 import type { AgentRecord, HubCore } from "../core/hub-core.js";
 import { StoreJob } from "./store-pipeline.js";
 import { TokenBucket } from "./rate-limit.js";
 
-/** An answer to any message: what each event adds on ok:true is in its ack type. */
-export type AnyAck = { ok: true; [field: string]: unknown } | { ok: false; error: string };
 
 /** Work done a slice at a time: `step` does about `maxUnits` units and gives the answer once finished. */
 export interface Job {
   /** Units of work done so far (about one per item): the scheduler's fair share. */
   readonly work: number;
-  step(maxUnits: number): AnyAck | undefined;
+  step(maxUnits: number): Ack | undefined;
   /**
    * The answer, when it is known before the work is done and the rest is done in the very next
    * step, whole: the scheduler sends it first. So a small samples batch is acknowledged as the
    * bare server would, right after its check, while the connection is still in cache, instead of
    * after the store has filled the cache with histories (the ack's write then cost ~1.7x as much).
    */
-  readonly early?: AnyAck;
+  readonly early?: Ack;
 }
 
 export type AgentEventName = keyof AgentToHubEvents;
@@ -78,7 +76,7 @@ export class AgentSession {
    * As a message arrives: refused for rate before anything else costs time (null: admitted). It
    * does not touch the engine either (the messages within the rate already prove the agent alive).
    */
-  admit(): AnyAck | null {
+  admit(): Ack | null {
     if (this.bucket.take()) return null;
     this.core.stats.rateLimited++;
     return this.refuse("rate limit exceeded", false);
@@ -88,13 +86,13 @@ export class AgentSession {
    * Refused by the scheduler (agent-scheduler.ts): too many of this connection's messages waiting,
    * or over its work budget on a transport that cannot be paused (long-polling). Counted as over the rate.
    */
-  busy(): AnyAck {
+  busy(): Ack {
     this.core.stats.rateLimited++;
     return this.refuse("rate limit exceeded", false);
   }
 
   /** An admitted message, in its connection's order: the answer, or the job that will give it. */
-  process(event: AgentEventName, payload: unknown): AnyAck | Job {
+  process(event: AgentEventName, payload: unknown): Ack | Job {
     if (event === "hello") return this.hello(payload);
     if (this.rec === undefined) return this.refuse("hello first", false);
     switch (event) {
@@ -130,12 +128,12 @@ export class AgentSession {
   }
 
   /** Handles a message whole, at once (tests, tools): admit, then process and every step. */
-  handle(event: AgentEventName, payload: unknown): AnyAck {
+  handle(event: AgentEventName, payload: unknown): Ack {
     const refused = this.admit();
     if (refused !== null) return refused;
     const r = this.process(event, payload);
     if (!isJob(r)) return r;
-    let answer: AnyAck | undefined;
+    let answer: Ack | undefined;
     while ((answer = r.step(Infinity)) === undefined);
     // Whole, as it says: a batch the hub put off (StorePipeline.defer) is stored before this returns.
     this.core.ingest.flush();
@@ -143,12 +141,12 @@ export class AgentSession {
   }
 
   /** An event name the protocol does not have (admitted). */
-  unknown(): AnyAck {
+  unknown(): Ack {
     return this.refuse("unknown event", true);
   }
 
   /** SamplesJob's part once the batch is checked. */
-  startSamples(value: Parameters<HubCore["startSamples"]>[1]): AnyAck | StoreJob {
+  startSamples(value: Parameters<HubCore["startSamples"]>[1]): Ack | StoreJob {
     const rec = this.rec;
     if (rec === undefined) return this.refuse("hello first", false);
     const out = this.core.startSamples(rec, value);
@@ -156,7 +154,7 @@ export class AgentSession {
     return out.duplicate ? { ok: true, seq: value.seq } : out.job;
   }
 
-  refused(error: string): AnyAck {
+  refused(error: string): Ack {
     return this.refuse(error, true);
   }
 
@@ -189,7 +187,7 @@ export class AgentSession {
     this.core.disconnect(this.connection, this.rec);
   }
 
-  private hello(payload: unknown): AnyAck {
+  private hello(payload: unknown): Ack {
     const p = parsePayload(agentPayloadSchemas.hello, payload);
     if (!p.ok) return this.refuse(p.error, true);
     if (this.rec !== undefined && this.rec.agentId !== p.value.agentId) {
@@ -200,14 +198,14 @@ export class AgentSession {
     return { ok: true, hubVersion: this.core.version, serverTime: this.core.now() };
   }
 
-  private refuse(error: string, touch: boolean): AnyAck {
+  private refuse(error: string, touch: boolean): Ack {
     this.core.reject();
     if (touch && this.rec !== undefined) this.core.touch(this.rec);
     return { ok: false, error };
   }
 }
 
-export function isJob(r: AnyAck | Job): r is Job {
+export function isJob(r: Ack | Job): r is Job {
   return typeof (r as Partial<Job>).step === "function";
 }
 
@@ -215,12 +213,12 @@ export function isJob(r: AnyAck | Job): r is Job {
 class SamplesJob implements Job {
   private readonly check: SamplesCheck;
   private store: StoreJob | undefined;
-  private answer: AnyAck | undefined;
+  private answer: Ack | undefined;
   private seq = 0;
   /** Put off (StorePipeline.defer) as it was answered: its units are charged as done (the lane's fair share counts them). */
   private deferred = false;
   /** Set when the store fits the rest of the slice: the next step stores it whole. */
-  early: AnyAck | undefined;
+  early: Ack | undefined;
 
   constructor(
     private readonly session: AgentSession,
@@ -233,7 +231,7 @@ class SamplesJob implements Job {
     return this.check.checked + (this.store === undefined ? 0 : this.deferred ? this.store.planned : this.store.work);
   }
 
-  step(maxItems: number): AnyAck | undefined {
+  step(maxItems: number): Ack | undefined {
     if (this.answer !== undefined) return this.answer;
     let budget = maxItems;
     if (this.store === undefined) {

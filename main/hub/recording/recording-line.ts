@@ -1,7 +1,6 @@
 // One recording line (recorder.ts) checked as strictly as the hub checked the message it came
 // from: agent payloads against the protocol schemas, people's inputs against the /ui schemas.
 // A kind from a newer hub passes through untouched (a replay skips what it cannot use).
-import type { AlertThresholds } from "../../../shared/alerts/index.js";
 import { agentPayloadSchemas, parsePayload } from "../../../shared/protocol/index.js";
 import { thresholdsPatchSchema } from "../../../shared/ui-protocol/index.js";
 import type { RecordKind, RecordLine } from "./recorder.js";
@@ -81,9 +80,4 @@ export function parseRecordLine(text: string): LineResult {
     default:
       return ok(raw as OtherLine);
   }
-}
-
-/** The thresholds a start line carries (checked by the engine when it takes them). */
-export function startThresholds(line: AnyRecordLine): AlertThresholds {
-  return ((line as { p?: unknown }).p as { thresholds: AlertThresholds }).thresholds;
 }

@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Server } from "socket.io";
 import { z } from "zod";
-import { LIMITS, parsePayload } from "../../../shared/protocol/index.js";
-import { REPLAY_NAMESPACE, UI_LIMITS, type HubToReplayEvents, type ReplayAck, type ReplayStatus, type ReplayToHubEvents } from "../../../shared/ui-protocol/index.js";
+import { LIMITS, parsePayload, type Ack } from "../../../shared/protocol/index.js";
+import { REPLAY_NAMESPACE, UI_LIMITS, type HubToReplayEvents, type ReplayStatus, type ReplayToHubEvents } from "../../../shared/ui-protocol/index.js";
 import { contained, reply, splitArgs } from "../ingest/agent-namespace.js";
 import { TokenCheck } from "../auth.js";
 import type { HubCore } from "../core/hub-core.js";
@@ -112,7 +112,7 @@ export async function createReplayHub(opts: ReplayHubOptions): Promise<ReplayHub
     next(why === null ? undefined : new Error(why));
   });
   const status = (): ReplayStatus => ({ ...session.status(), ...(opts.saveDir !== undefined ? { saveTo: opts.saveDir } : {}) });
-  const answer = (run: () => void): ReplayAck<{ status: ReplayStatus }> => {
+  const answer = (run: () => void): Ack<{ status: ReplayStatus }> => {
     try {
       run();
       return { ok: true, status: status() };
@@ -122,7 +122,7 @@ export async function createReplayHub(opts: ReplayHubOptions): Promise<ReplayHub
   };
   replay.on("connection", (socket) => {
     socket.emit("replay:status" satisfies keyof HubToReplayEvents, status());
-    const on = (name: keyof ReplayToHubEvents, handle: (payload: unknown) => ReplayAck<{ status: ReplayStatus }>) =>
+    const on = (name: keyof ReplayToHubEvents, handle: (payload: unknown) => Ack<{ status: ReplayStatus }>) =>
       socket.on(name, (...args: unknown[]) => {
         const { payload, ack } = splitArgs(args);
         reply(ack, contained(`replay ${name}`, log, { ok: false, error: "internal error" }, () => handle(payload)));

@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { SLICE_ITEMS } from "../../../main/hub/ingest/agent-scheduler.js";
-import { AgentSession, isJob, type AnyAck, type Job } from "../../../main/hub/ingest/agent-session.js";
+import type { Ack } from "../../../shared/protocol/index.js";
+import { AgentSession, isJob, type Job } from "../../../main/hub/ingest/agent-session.js";
 import { HubCore } from "../../../main/hub/core/hub-core.js";
 import { MAX_DEFERRED_JOBS } from "../../../main/hub/ingest/store-pipeline.js";
 import type { Alert, Sample } from "../../../shared/protocol/index.js";
@@ -18,7 +19,7 @@ const RATE = { perSecond: 1e9, burst: 1e9 };
 const batch = (seq: number, list: Sample[], t = T0 + seq * 1000) => ({ seq, t, intervalMs: 1000, items: list });
 
 /** Runs one samples message as the scheduler does (agent-scheduler.ts runOne): a slice, the early answer, the rest. */
-function send(session: AgentSession, payload: unknown): AnyAck {
+function send(session: AgentSession, payload: unknown): Ack {
   const r = session.process("samples", payload);
   if (!isJob(r)) return r;
   const job: Job = r;

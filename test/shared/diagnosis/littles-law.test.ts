@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { littlesLaw, meanFromQuantiles, readoutInputs, type LittleInput, type ReadoutColumns } from "../../renderer/src/logic/littles-law.js";
+import { littlesLaw, meanFromQuantiles, readoutInputs, type LittleInput, type ReadoutColumns } from "../../../shared/diagnosis/littles-law.js";
 
 const base: LittleInput = {
   cap: 20,

@@ -37,7 +37,7 @@ const SPARK_POINTS = 60;
 
 const byKey = (a: UiFleetEntry, b: UiFleetEntry): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-export class FleetStore {
+export class DashboardStore {
   private readonly sems = new Map<string, UiSemaphore>();
   private readonly items = new Map<string, SemaphoreItem>();
   readonly agents = new Map<string, AgentState>();
