@@ -23,10 +23,8 @@ export class ChangeTracker {
   private keys = new Set<string>();
   /**
    * Keys marked through changed() since the last take(), each once (its changedMark is this.mark):
-   * the first `markedCount` of `marked`. Two arrays written in turn and never shrunk, where a new
-   * array per take() grew (and was copied) ~2,500 keys at a time four times a second; whichever
-   * of those a scavenge found was copied with it, and some were promoted (bench:hub, docs/benchmarks.md).
-   * So a take()'s Changes reads its keys before the next take() (the one after writes them over).
+   * the first `markedCount` of `marked`. Two arrays written in turn and never shrunk, so no array
+   * grows per take(); a take()'s Changes reads its keys before the next take() writes them over.
    */
   private marked: string[] = [];
   private markedCount = 0;

@@ -58,13 +58,8 @@ const INTERNAL_ERROR: Ack = { ok: false, error: "internal error" };
 
 export class Lane {
   readonly queue: Item[] = [];
-  // The job begun and not finished, and its message, are fields of the lane, not an object made
-  // per message: V8 pretenures an allocation site whose objects outlive young GCs (as this one's
-  // did while batches waited at start-up), and an old-generation object, even a dead one, keeps
-  // whatever young object it points at alive through every young GC until a full one. A {job, item}
-  // made per message then kept each message's whole parsed packet: ~15 MB promoted per young GC
-  // and a full GC every few seconds, for good (docs/benchmarks.md, 2026-12-02 afternoon). The lane
-  // is long-lived anyway, and finish() drops both references.
+  // Fields of the lane, not an object made per message: a pretenured per-message object, even
+  // dead, would keep its message's parsed packet alive through every young GC.
   /** The job begun and not finished (a batch stored over several slices), or undefined. */
   job: Job | undefined = undefined;
   /** The message `job` came from. */
@@ -181,8 +176,7 @@ export class AgentScheduler {
    * Nothing else is waiting or half done, and the lane is within its budget: the scheduler would
    * pick this message first on its next turn anyway. Running its first slice now, while the
    * connection's state is still in cache, answers it sooner and costs the hub less than queueing
-   * it for a later turn (a deferred ack writes to a socket gone cold; ~1/3 of the hub's CPU per
-   * message in bench:hub was that, besides the turn itself).
+   * it for a later turn (a deferred ack writes to a socket gone cold).
    */
   private idleFor(lane: Lane, now: number): boolean {
     return (

@@ -1,14 +1,9 @@
 // Deferred samples batches' items as numbers (StorePipeline.defer), and the few Sample objects they are
 // stored from again, reused batch after batch.
 //
-// Why: a batch put off for up to STORE_DELAY_MS was held as its parsed packet, ~15 objects a
-// sample, and every young-generation GC found ~100 ms of those packets alive and copied them:
-// ~1 MB a scavenge at 1,000 agents, most of what made the hub's scavenges dearer than the bare
-// server's (bench:hub, docs/benchmarks.md). Packed into one reused Float64Array as it is deferred,
-// while it is still in cache, the packet dies at once. At the flush each item is read back into a
-// reused Sample, and stored as the packet's would have been: Float64 holds every JSON number
-// exactly, and nothing the store path reaches keeps an item or its parts (history, totals, the
-// engine's rules and LatestSample copy the numbers), which test/main/hub/sample-arena.test.ts holds it to.
+// Why: a parsed packet held for STORE_DELAY_MS is ~15 objects a sample that every young GC copies.
+// Packed into one reused Float64Array it dies at once; Float64 holds every JSON number exactly, and
+// nothing the store path reaches keeps an item (test/main/hub/sample-arena.test.ts holds it to that).
 import type { Sample, SamplesBatch, Summary } from "../../../shared/protocol/index.js";
 // An item's numbers are laid out as sample-numbers.ts says, its wait pairs right after them, then its hold pairs.
 import { HOLD_AT, PAIRS_AT, readSampleNumbers, WAIT_AT, writeSampleNumbers } from "../../../shared/protocol/sample-numbers.js";
