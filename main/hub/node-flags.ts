@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 // The V8 flags the hub's process runs with (npm run hub/web/start, bench:hub's servers, bench:ui;
 // test/main/hub/node-flags.test.ts holds the scripts to this list). Each keeps the hub's per-message
 // garbage out of the old generation: a young generation big enough and held at that size, a fixed
-// heap growing factor, and no allocation-site pretenuring. What each bought: docs/benchmarks.md.
+// heap growing factor, and no allocation-site pretenuring. What each bought: docs/benchmarks-log.md.
 export const HUB_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=64", "--min-semi-space-size=64", "--heap-growing-percent=100", "--no-allocation-site-pretenuring"];
 
 /**
