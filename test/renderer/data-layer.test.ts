@@ -4,7 +4,7 @@ import { DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
 import { DashboardStore } from "../../renderer/src/data/dashboard-store.js";
 import { SeriesBuffer } from "../../renderer/src/data/series-buffer.js";
 import { SparkRing } from "../../renderer/src/data/sparkline-ring.js";
-import { sampleRow } from "../../renderer/src/logic/live-row.js";
+import { sampleRow } from "../../shared/history/index.js";
 import { alert, sample, sem } from "./fixtures.js";
 
 const T = 1_700_000_000_000;

@@ -6,7 +6,7 @@
 import type uPlot from "uplot";
 import type { UiSemaphore, UiWindow } from "../../../shared/ui-protocol/types.js";
 import type { ChartFeed, Level, Marker } from "../charts/chart-spec.js";
-import { DETAIL_COLUMNS, sampleRow, type DetailColumn } from "../logic/live-row.js";
+import { DETAIL_COLUMNS, liveRow, type DetailColumn } from "../logic/live-row.js";
 import { historyRange, type HistoryRange, type Pin } from "../logic/time-window.js";
 import type { DashboardStore } from "./dashboard-store.js";
 import { startPrefetch, takePrefetch } from "./history-prefetch.js";
@@ -225,7 +225,7 @@ export class DetailFeed implements ChartFeed {
       void this.load();
       return;
     }
-    this.buffer.append(s.t, sampleRow(s.last, interval), interval);
+    this.buffer.append(s.t, liveRow(s.last, interval), interval);
     this.buffer.trim(s.t - this.spanMs - 5 * interval);
     this.notify();
   }
