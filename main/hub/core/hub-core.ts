@@ -99,7 +99,7 @@ export class HubCore {
     if (known !== undefined && known.service !== hello.service) this.ingest.settled(known.service);
     const engine = this.ingest.settled(hello.service);
     const now = this.now();
-    const { rec, renamed } = this.registry.hello(connection, hello, engine.thresholds.agentDown.defaultIntervalMs);
+    const { rec, renamed } = this.registry.hello(connection, hello);
     if (renamed) this.changes.structural();
     this.stats.accepted++;
     this.record({ r: now, k: "hello", a: hello.agentId, p: hello });
@@ -145,7 +145,6 @@ export class HubCore {
     this.stats.accepted++;
     this.record({ r: now, k: "samples", a: rec.agentId, p: batch });
     rec.seqs.add(batch.seq);
-    rec.intervalMs = batch.intervalMs;
     return { ok: true, duplicate: false, job: this.ingest.job(rec, batch, now) };
   }
 

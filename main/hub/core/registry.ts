@@ -19,7 +19,6 @@ export interface AgentRecord {
   keys: SemaphoreKeys;
   /** Its semaphores' slots by id: one lookup in a small map per sample (replaced with the identity). */
   slots: Map<string, SemaphoreSlot>;
-  intervalMs: number;
   /** The connection speaking for it; a stale connection's close does not mark it down. */
   owner: number | undefined;
   disconnectedAt: number | null;
@@ -61,7 +60,7 @@ export class AgentRegistry {
   }
 
   /** The record a hello makes or resumes; true in `renamed` when a known agent changed its identity. */
-  hello(connection: number, hello: Hello, defaultIntervalMs: number): { rec: AgentRecord; renamed: boolean } {
+  hello(connection: number, hello: Hello): { rec: AgentRecord; renamed: boolean } {
     let rec = this.agents.get(hello.agentId);
     let renamed = false;
     if (rec === undefined) {
@@ -73,7 +72,6 @@ export class AgentRegistry {
         ids: new Set(),
         keys: new SemaphoreKeys(hello.service, hello.instance),
         slots: new Map(),
-        intervalMs: defaultIntervalMs,
         owner: connection,
         disconnectedAt: null,
       };
