@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { replayRecording } from "../../../main/hub/recording/replay.js";
-import type { Diagnosis } from "../../../shared/diagnosis/index.js";
-import type { Alert } from "../../../shared/protocol/index.js";
-import { drawParams, simulate } from "../../shared/diagnosis/simulate.js";
-import { agent, cleanupAll, getJson, info, onCleanup, request, startHub, type AckAnswer } from "./helpers.js";
+import { replayRecording } from "../../../../main/hub/recording/replay.js";
+import type { Diagnosis } from "../../../../shared/diagnosis/index.js";
+import type { Alert } from "../../../../shared/protocol/index.js";
+import { drawParams, simulate } from "../../../shared/diagnosis/simulate.js";
+import { agent, cleanupAll, getJson, info, onCleanup, request, startHub, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { replayRecording } from "../../../main/hub/recording/replay.js";
-import type { Alert, FlightRecord } from "../../../shared/protocol/index.js";
-import { agent, cleanupAll, dashboard, getJson, info, onCleanup, request, sample, startHub, T0, waitUntil, type AckAnswer } from "./helpers.js";
+import { replayRecording } from "../../../../main/hub/recording/replay.js";
+import type { Alert, FlightRecord } from "../../../../shared/protocol/index.js";
+import { agent, cleanupAll, dashboard, getJson, info, onCleanup, request, sample, startHub, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const FIXTURE = fileURLToPath(new URL("./fixtures/flight-service.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("../fixtures/flight-service.ts", import.meta.url));
 /** A tsx child on a loaded 2-core machine can take seconds to start. */
 const START_MS = 30_000;
 

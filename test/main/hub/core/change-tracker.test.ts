@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ChangeTracker, type Markable } from "../../../main/hub/core/change-tracker.js";
+import { ChangeTracker, type Markable } from "../../../../main/hub/core/change-tracker.js";
 
 const slot = (key: string): Markable => ({ key, changedMark: 0 });
 

@@ -2,13 +2,13 @@
 // the alert's first minute, less often as it lasts (30 s from 3 minutes on), and a verdict that
 // turns still reaches the alert within that.
 import { describe, expect, it, vi } from "vitest";
-import { AgentSession } from "../../../main/hub/ingest/agent-session.js";
-import { DIAGNOSIS_REFRESH_MAX_MS, DIAGNOSIS_REFRESH_MS, diagnosisRefreshMs } from "../../../main/hub/core/alert-evidence.js";
-import { HubCore } from "../../../main/hub/core/hub-core.js";
-import type { Diagnosis } from "../../../shared/diagnosis/index.js";
-import type { Alert, Sample } from "../../../shared/protocol/index.js";
-import { many } from "../../fixtures/protocol.js";
-import { hello, info, sample, summaryOf, T0 } from "./helpers.js";
+import { AgentSession } from "../../../../main/hub/ingest/agent-session.js";
+import { DIAGNOSIS_REFRESH_MAX_MS, DIAGNOSIS_REFRESH_MS, diagnosisRefreshMs } from "../../../../main/hub/core/alert-evidence.js";
+import { HubCore } from "../../../../main/hub/core/hub-core.js";
+import type { Diagnosis } from "../../../../shared/diagnosis/index.js";
+import type { Alert, Sample } from "../../../../shared/protocol/index.js";
+import { many } from "../../../fixtures/protocol.js";
+import { hello, info, sample, summaryOf, T0 } from "../helpers.js";
 
 const CAP = 4;
 

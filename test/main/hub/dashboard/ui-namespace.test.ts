@@ -1,8 +1,8 @@
 // The /ui namespace: a snapshot first, then deltas no more than 4 a second, requests with acks,
 // and a dashboard that stops reading is dropped rather than buffered.
 import { afterEach, describe, expect, it } from "vitest";
-import type { UiDelta, UiSnapshot } from "../../../shared/ui-protocol/index.js";
-import { agent, cleanupAll, client, dashboard, getJson, info, request, sample, sleep, startHub, T0, waitUntil, type AckAnswer } from "./helpers.js";
+import type { UiDelta, UiSnapshot } from "../../../../shared/ui-protocol/index.js";
+import { agent, cleanupAll, client, dashboard, getJson, info, request, sample, sleep, startHub, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 

@@ -3,10 +3,10 @@
 // a ring can only land on an alert about that agent's own semaphore, and a rate-limited answer
 // shares the ring of the alert it names.
 import { describe, expect, it } from "vitest";
-import { MAX_FULL_RINGS } from "../../../main/hub/core/alert-evidence.js";
-import { HubCore } from "../../../main/hub/core/hub-core.js";
-import type { FlightRecord } from "../../../shared/protocol/index.js";
-import { hello, info, T0 } from "./helpers.js";
+import { MAX_FULL_RINGS } from "../../../../main/hub/core/alert-evidence.js";
+import { HubCore } from "../../../../main/hub/core/hub-core.js";
+import type { FlightRecord } from "../../../../shared/protocol/index.js";
+import { hello, info, T0 } from "../helpers.js";
 
 function core(): HubCore {
   let now = T0;

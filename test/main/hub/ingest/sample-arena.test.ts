@@ -3,9 +3,9 @@
 // many batches were packed before and whichever was unpacked last.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SampleArena } from "../../../main/hub/ingest/sample-arena.js";
-import type { Sample } from "../../../shared/protocol/index.js";
-import { sampleArb } from "../../fixtures/protocol-arbitraries.js";
+import { SampleArena } from "../../../../main/hub/ingest/sample-arena.js";
+import type { Sample } from "../../../../shared/protocol/index.js";
+import { sampleArb } from "../../../fixtures/protocol-arbitraries.js";
 
 const header = (seq: number) => ({ seq, t: 1_700_000_000_000.25 + seq, intervalMs: 1000 });
 const ids = (items: readonly Sample[]) => items.map((s) => ({ id: s.id }));

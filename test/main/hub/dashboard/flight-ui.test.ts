@@ -5,14 +5,14 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
-import type { Diagnosis } from "../../../shared/diagnosis/index.js";
-import type { Alert } from "../../../shared/protocol/index.js";
-import { buildRenderer, launchBrowser, until } from "../../e2e/browser.js";
-import { drawParams, simulate } from "../../shared/diagnosis/simulate.js";
-import { agent, cleanupAll, getJson, info, onCleanup, request, startHub, waitUntil, type AckAnswer } from "./helpers.js";
+import type { Diagnosis } from "../../../../shared/diagnosis/index.js";
+import type { Alert } from "../../../../shared/protocol/index.js";
+import { buildRenderer, launchBrowser, until } from "../../../e2e/browser.js";
+import { drawParams, simulate } from "../../../shared/diagnosis/simulate.js";
+import { agent, cleanupAll, getJson, info, onCleanup, request, startHub, waitUntil, type AckAnswer } from "../helpers.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const FIXTURE = fileURLToPath(new URL("./fixtures/flight-service.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("../fixtures/flight-service.ts", import.meta.url));
 
 afterEach(cleanupAll);
 

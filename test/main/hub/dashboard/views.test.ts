@@ -2,7 +2,7 @@
 // histogram bucket estimate good to ~9 %.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fourDigits } from "../../../main/hub/dashboard/views.js";
+import { fourDigits } from "../../../../main/hub/dashboard/views.js";
 
 /** Significant digits in a number's JSON form. */
 const significant = (x: number) => JSON.stringify(x).replace(/^-/, "").replace(/e.*$/, "").replace(".", "").replace(/^0+/, "").replace(/0+$/, "").length;

@@ -14,9 +14,9 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { HUB_NODE_FLAGS } from "../../../main/hub/node-flags.js";
+import { HUB_NODE_FLAGS } from "../../../../main/hub/node-flags.js";
 
-const FIXTURE = fileURLToPath(new URL("./fixtures/young-gc-retention.ts", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("../fixtures/young-gc-retention.ts", import.meta.url));
 const NO_PRETENURING = "--no-allocation-site-pretenuring";
 /** The hub's flags with V8's pretenuring left on: what a host embedding createHub() may run. */
 const PRETENURING = HUB_NODE_FLAGS.filter((f) => f !== NO_PRETENURING);

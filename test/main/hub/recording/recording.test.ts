@@ -5,10 +5,10 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Alert } from "../../../shared/protocol/index.js";
-import { replayRecording } from "../../../main/hub/index.js";
-import { replayLines } from "../../../main/hub/recording/replay.js";
-import { agent, cleanupAll, getJson, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "./helpers.js";
+import type { Alert } from "../../../../shared/protocol/index.js";
+import { replayRecording } from "../../../../main/hub/index.js";
+import { replayLines } from "../../../../main/hub/recording/replay.js";
+import { agent, cleanupAll, getJson, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 

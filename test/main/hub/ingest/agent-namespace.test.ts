@@ -2,8 +2,8 @@
 // and counted, dedupe by (agentId, seq), the per-agent limits, and a connection closed for size
 // that leaves every other agent streaming.
 import { afterEach, describe, expect, it } from "vitest";
-import { semaphoreKey } from "../../../shared/protocol/index.js";
-import { agent, cleanupAll, client, getJson, hello, info, request, sample, sleep, startHub, T0, waitUntil, type AckAnswer } from "./helpers.js";
+import { semaphoreKey } from "../../../../shared/protocol/index.js";
+import { agent, cleanupAll, client, getJson, hello, info, request, sample, sleep, startHub, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 

@@ -3,12 +3,12 @@
 // batches do not hold up other agents; and a batch stored in slices, with another service's
 // messages in between, leaves the engine exactly as the whole batch would (so replays still match).
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentScheduler, Lane, SLICE_ITEMS, type Item } from "../../../main/hub/ingest/agent-scheduler.js";
-import type { Job } from "../../../main/hub/ingest/agent-session.js";
-import { HubCore } from "../../../main/hub/core/hub-core.js";
-import { AddressBudgets, CombinedBudget, WorkBudget } from "../../../main/hub/ingest/rate-limit.js";
-import type { Alert, SamplesBatch } from "../../../shared/protocol/index.js";
-import { agent, cleanupAll, client, hello, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "./helpers.js";
+import { AgentScheduler, Lane, SLICE_ITEMS, type Item } from "../../../../main/hub/ingest/agent-scheduler.js";
+import type { Job } from "../../../../main/hub/ingest/agent-session.js";
+import { HubCore } from "../../../../main/hub/core/hub-core.js";
+import { AddressBudgets, CombinedBudget, WorkBudget } from "../../../../main/hub/ingest/rate-limit.js";
+import type { Alert, SamplesBatch } from "../../../../shared/protocol/index.js";
+import { agent, cleanupAll, client, hello, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 

@@ -4,10 +4,10 @@
 // each sample must land in its own semaphore's history and counter totals, never a neighbour's.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COUNTERS } from "../../../shared/history/index.js";
-import { HubCore } from "../../../main/hub/core/hub-core.js";
-import { semaphoreKey } from "../../../shared/protocol/types.js";
-import { hello, info, sample, T0 } from "./helpers.js";
+import { COUNTERS } from "../../../../shared/history/index.js";
+import { HubCore } from "../../../../main/hub/core/hub-core.js";
+import { semaphoreKey } from "../../../../shared/protocol/types.js";
+import { hello, info, sample, T0 } from "../helpers.js";
 
 const IDS = ["db", "cache", "http", "queue", "files"];
 const ACQUIRED = COUNTERS.indexOf("acquired");

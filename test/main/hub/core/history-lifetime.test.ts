@@ -2,8 +2,8 @@
 // then starts no major collection as they fill
 // (test/shared/history/history-store.test.ts shows that part).
 import { afterEach, describe, expect, it } from "vitest";
-import { HubCore } from "../../../main/hub/core/hub-core.js";
-import { cleanupAll, startHub } from "./helpers.js";
+import { HubCore } from "../../../../main/hub/core/hub-core.js";
+import { cleanupAll, startHub } from "../helpers.js";
 
 afterEach(cleanupAll);
 

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { sampleSchema } from "../../../shared/protocol/index.js";
-import { agent, cleanupAll, getJson, info, request, sample, startHub, T0, type AckAnswer } from "./helpers.js";
+import { sampleSchema } from "../../../../shared/protocol/index.js";
+import { agent, cleanupAll, getJson, info, request, sample, startHub, T0, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 
