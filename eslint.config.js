@@ -41,7 +41,7 @@ export default tseslint.config(
   },
   {
     files: ["main/**/*.ts"],
-    ignores: ["main/electron/**"],
+    ignores: ["main/electron/**", "main/app/**"],
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [
@@ -52,11 +52,40 @@ export default tseslint.config(
     },
   },
   {
+    // The shell sees the hub through its public face only (main/hub/index.ts).
     files: ["main/electron/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", {
-        patterns: [{ group: appFolders("agent", "renderer"), message: "main/ may import only shared/." }],
+        patterns: [
+          { group: appFolders("agent", "renderer"), message: "main/ may import only shared/." },
+          { group: ["**/hub/*", "!**/hub/index.js"], message: "Import the hub through main/hub/index.js only." },
+        ],
       }],
+    },
+  },
+  {
+    files: ["main/app/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["electron"], message: "Only main/electron/ imports electron; main/app runs under plain Node in tests." },
+          { group: appFolders("agent", "renderer"), message: "main/ may import only shared/." },
+          { group: ["**/hub/*", "!**/hub/index.js"], message: "Import the hub through main/hub/index.js only." },
+        ],
+      }],
+    },
+  },
+  {
+    // IPC goes through the typed wrappers (ipc-main.ts, preload.ts), which check channel and sender.
+    files: ["main/electron/**/*.ts"],
+    ignores: ["main/electron/ipc-main.ts", "main/electron/preload.ts"],
+    rules: {
+      "no-restricted-syntax": ["error",
+        { selector: "MemberExpression[object.name='ipcMain']", message: "Use the typed IPC wrappers in ipc-main.ts." },
+        { selector: "ImportSpecifier[imported.name='ipcMain']", message: "Use the typed IPC wrappers in ipc-main.ts." },
+        { selector: "CallExpression[callee.property.name='send'][callee.object.property.name='webContents']", message: "Send to the window through ipc-main.ts's typed sender." },
+        { selector: "CallExpression[callee.property.name='send'][callee.object.name=/^(webContents|contents)$/]", message: "Send to the window through ipc-main.ts's typed sender." },
+      ],
     },
   },
   {

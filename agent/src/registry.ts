@@ -96,10 +96,6 @@ export function onEvent(listener: EventListener): () => void {
   return () => r.listeners.delete(listener);
 }
 
-export function droppedEventCount(): number {
-  return registry().droppedEvents;
-}
-
 // A listener's bug must never surface inside the host's acquire() or release().
 function safeCall(f: () => void): void {
   try {

@@ -2,8 +2,7 @@
 // replay hub of its own (its own loopback origin, which a window without the preload shows as a
 // plain dashboard in replay mode), and save a named range of the local hub's recordings.
 import { basename, dirname } from "node:path";
-import { createReplayHub, type ReplayHub } from "../hub/replay-hub.js";
-import { SEGMENT_SUFFIX } from "../hub/recording-rolling.js";
+import { createReplayHub, SEGMENT_SUFFIX, type ReplayHub } from "../hub/index.js";
 import { recordingsDir, saveRange, savedDir, type SaveResult } from "./recordings.js";
 
 /** The ranges Save Recording… offers, newest data last. */

@@ -1,13 +1,20 @@
 // The app's recordings: the local hub records by default into a rolling set of compact segments
-// in the user data folder (main/hub/recording-rolling.ts) within a size cap the user sets, and a
+// in the user data folder (main/hub/recording/recording-rolling.ts) within a size cap the user sets, and a
 // named recording of any time range can be saved out of them. Plain Node: main/electron wires it.
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { GzipRecorder } from "../hub/recording-writer.js";
-import { listSegments, RollingRecorder, SEGMENT_SUFFIX, type SegmentFile, type SegmentStart } from "../hub/recording-rolling.js";
-import { readRecording, describeStop } from "../hub/recording-reader.js";
-import type { AnyRecordLine } from "../hub/recording-line.js";
-import { safeName } from "../hub/recording-name.js";
+import {
+  describeStop,
+  GzipRecorder,
+  listSegments,
+  readRecording,
+  RollingRecorder,
+  safeName,
+  SEGMENT_SUFFIX,
+  type AnyRecordLine,
+  type SegmentFile,
+  type SegmentStart,
+} from "../hub/index.js";
 
 export const DEFAULT_RECORDING_CAP_BYTES = 1024 * 1024 * 1024;
 /** Below this a cap would keep only minutes of a busy fleet. */

@@ -18,8 +18,3 @@ export function showNotification(text: NotificationText, opts: { silent: boolean
   n.on("failed", forget);
   n.show();
 }
-
-/** Notifications still on screen (for tests and quit). */
-export function liveNotifications(): number {
-  return live.size;
-}

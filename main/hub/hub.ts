@@ -7,18 +7,18 @@ import type { AlertEngine, AlertThresholds, ThresholdsPatch } from "../../shared
 import type { HistoryStore } from "../../shared/history/index.js";
 import { LIMITS, type HubState } from "../../shared/protocol/index.js";
 import pkg from "../../package.json" with { type: "json" };
-import { attachAgentNamespace, contained } from "./agent-namespace.js";
-import { AgentScheduler } from "./agent-scheduler.js";
+import { attachAgentNamespace, contained } from "./ingest/agent-namespace.js";
+import { AgentScheduler } from "./ingest/agent-scheduler.js";
 import { TokenCheck } from "./auth.js";
-import { createHttpHandler } from "./http-api.js";
-import { HubCore } from "./hub-core.js";
-import { HubMetrics } from "./metrics.js";
+import { createHttpHandler } from "./dashboard/http-api.js";
+import { HubCore } from "./core/hub-core.js";
+import { HubMetrics } from "./dashboard/metrics.js";
 import { HubConfigError, isLoopback, resolveHubOptions, STORE_DELAY_MS, TICK_MS, urlHost, type HubOptions } from "./options.js";
-import { Recorder, type RecordSink } from "./recorder.js";
-import { GzipRecorder } from "./recording-writer.js";
+import { Recorder, type RecordSink } from "./recording/recorder.js";
+import { GzipRecorder } from "./recording/recording-writer.js";
 import { RequestGuard } from "./request-guard.js";
-import { StaticFiles } from "./static-files.js";
-import { UiNamespace } from "./ui-namespace.js";
+import { StaticFiles } from "./dashboard/static-files.js";
+import { UiNamespace } from "./dashboard/ui-namespace.js";
 import { AlertForwarder } from "./forwarding/alert-forwarder.js";
 
 export const HUB_VERSION: string = pkg.version;
@@ -30,7 +30,7 @@ export interface Hub {
   readonly url: string;
   readonly host: string;
   readonly port: number;
-  /** Reading engine, history or state() first stores what was acknowledged and waits to be (HubCore.defer). */
+  /** Reading engine, history or state() first stores what was acknowledged and waits to be (StorePipeline.defer). */
   readonly engine: AlertEngine;
   readonly history: HistoryStore;
   /** hub.rejected as /api/state reports it. */
@@ -79,10 +79,10 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     }
   }
 
-  // Deferred stores (HubCore.defer): flushed by a timer, out of any scheduler turn, and before
+  // Deferred stores (StorePipeline.defer): flushed by a timer, out of any scheduler turn, and before
   // anything reads the hub (HTTP, the getters below; ui-namespace.ts for dashboards).
   let storeTimer: ReturnType<typeof setTimeout> | undefined;
-  const storeDeferred = () => contained("deferred stores", o.log, undefined, () => core.flushDeferred());
+  const storeDeferred = () => contained("deferred stores", o.log, undefined, () => core.ingest.flush());
   const flushStores = () => {
     storeTimer = undefined;
     storeDeferred();
@@ -138,7 +138,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     next(new Error("unknown namespace: use /agent or /ui"));
   });
   const scheduler = new AgentScheduler({
-    busy: (service) => core.busy(service),
+    busy: (service) => core.ingest.busy(service),
     guard: (what, fallback, fn) => contained(what, o.log, fallback, fn),
   });
   attachAgentNamespace(io, core, tokens, { rate: o.agentRate, budget: o.agentBudget, addressBudget: o.agentAddressBudget }, scheduler, o.log);

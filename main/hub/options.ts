@@ -6,7 +6,7 @@ import { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SEMAPHORES, HISTORY_FULL_BYTES }
 import { DEFAULT_HUB_PORT, LIMITS } from "../../shared/protocol/index.js";
 import { UI_LIMITS } from "../../shared/ui-protocol/index.js";
 import { DEFAULT_MAX_WAITING, DEFAULT_RESEND_MS, forwardingUrlError, type AlertForwardingOptions } from "./forwarding/alert-forwarder.js";
-import type { RecordSink } from "./recorder.js";
+import type { RecordSink } from "./recording/recorder.js";
 
 export interface HubOptions {
   /** TCP port; 0 picks a free one. Default 7420. */
@@ -97,22 +97,16 @@ export const DEFAULT_AGENT_RATE = { perSecond: 200, burst: 2000 } as const;
  * (test/e2e/stream/fairness.test.ts), hence the modest burst.
  */
 export const DEFAULT_AGENT_BUDGET = { itemsPerSecond: 2000, burst: 2000 } as const;
-/**
- * Ten connections' worth of DEFAULT_AGENT_BUDGET from one address, and at least what 1,000
- * agents of 10 semaphores at 1 s on one host need (11,000 a second, as bench:hub runs them).
- */
+/** Ten connections' worth of DEFAULT_AGENT_BUDGET from one address: 1,000 agents of 10 semaphores at 1 s on one host. */
 export const DEFAULT_AGENT_ADDRESS_BUDGET = { itemsPerSecond: 20_000, burst: 20_000 } as const;
 export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 /** How often the hub ticks the engine (agent_down) and looks for agents to forget. */
 export const TICK_MS = 1000;
 /**
  * How long an acknowledged small samples batch may wait to be stored with the others that arrive
- * meanwhile (HubCore.defer). Anything that reads the hub (HTTP, a dashboard, the embedding API),
+ * meanwhile (StorePipeline.defer). Anything that reads the hub (HTTP, a dashboard, the embedding API),
  * the tick, and any agent input but another small batch store what waits first, so none sees it late.
- * 200 ms: ~200 batches a flush at 1,000 agents a second, where 50 ms stored ~50; the stores and the
- * socket path between them each run warmer (hub-only bench runs, 4 ABBA pairs: 16.3–16.9 µs a
- * sample against 16.9–17.8). 500 ms with 1,024 batches waiting did no better (16.8, 17.2), and a
- * flush then blocks acknowledgements for longer.
+ * Longer lets more batches be stored together; past ~200 ms it gains nothing and blocks acks longer.
  */
 export const STORE_DELAY_MS = 200;
 

@@ -3,7 +3,7 @@
 // a recording cut short by a crash is still worth reading); a file that cannot be read exits 1.
 import { parseArgs } from "node:util";
 import type { Alert } from "../../shared/protocol/index.js";
-import { replayRecording } from "./replay.js";
+import { replayRecording } from "./recording/replay.js";
 
 const USAGE = "usage: semscope replay <recording.ndjson | recording.ndjson.gz> [--json]";
 

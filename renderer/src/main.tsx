@@ -13,7 +13,7 @@ import { whenIdle } from "./charts/idle.js";
 import { warmCharts } from "./charts/uplot-chart.js";
 import { DETAIL_CHARTS } from "./detail/chart-specs.js";
 import { warmDetail } from "./detail/warm-detail.js";
-import { FleetStore } from "./data/fleet-store.js";
+import { DashboardStore } from "./data/dashboard-store.js";
 import { resolveHubTarget } from "./data/hub-target.js";
 import { MuteStore } from "./data/mute-store.js";
 import { UiClient } from "./data/ui-client.js";
@@ -31,7 +31,7 @@ function localStorageOrNull(): Storage | null {
 
 async function main(): Promise<void> {
   const target = await resolveHubTarget();
-  const store = new FleetStore();
+  const store = new DashboardStore();
   store.setConnection({ url: target.url, hasToken: target.token !== null });
   const client = new UiClient(store, target);
   const services: AppServices = {

@@ -76,6 +76,14 @@ export interface WarmHandle {
   readonly retired: boolean;
 }
 
+/** A store pipeline's reused buffers for one feed() call, index i for the batch's item i. */
+export interface SampleFeed {
+  /** warmHandle() of the item's semaphore, if the pipeline kept it: saves a lookup; a stale one is looked past. */
+  readonly known: readonly (WarmHandle | undefined)[];
+  /** Filled with the rules (RULE_BIT) active on the item's semaphore once it is applied (0 for an unknown agent). */
+  readonly activeRules: Uint8Array;
+}
+
 export class AlertEngine {
   private readonly book: AlertBook;
   private th: AlertThresholds;
@@ -163,14 +171,15 @@ export class AlertEngine {
     return this.book.drain();
   }
 
-  /**
-   * An agent's `samples` batch; `batch.t` is sample time, `now` the hub's receive time. With
-   * `activeRules`, its index i gets the rules (RULE_BIT) with an alert active on item i's
-   * semaphore once that item is applied (0 when the agent is unknown): the hub reads there which
-   * semaphores have a diagnosed alert to refresh, without a lookup per sample. `known[i]`: what
-   * warmHandle() gave for item i's semaphore, if the caller kept it; a stale one is looked past.
-   */
-  samples(agentId: string, batch: SamplesBatch, now: number, activeRules?: Uint8Array, known?: readonly (WarmHandle | undefined)[]): AlertChange[] {
+  /** An agent's `samples` batch; `batch.t` is sample time, `now` the hub's receive time. */
+  samples(agentId: string, batch: SamplesBatch, now: number): AlertChange[] {
+    return this.feed(agentId, batch, now, undefined);
+  }
+
+  /** samples(), as a store pipeline calls it: with what it keeps of the items' semaphores (SampleFeed). */
+  feed(agentId: string, batch: SamplesBatch, now: number, feed: SampleFeed | undefined): AlertChange[] {
+    const activeRules = feed?.activeRules;
+    const known = feed?.known;
     const a = this.agentsById.get(agentId);
     if (a === undefined) {
       activeRules?.fill(0, 0, batch.items.length);
@@ -252,7 +261,7 @@ export class AlertEngine {
   }
 
   /**
-   * Adds fields to an alert's evidence (flight recorder ring, diagnosis: see main/hub/alert-evidence.ts).
+   * Adds fields to an alert's evidence (flight recorder ring, diagnosis: see main/hub/core/alert-evidence.ts).
    * A recorded input like any other: a replay that makes the same calls gets the same alerts.
    */
   annotate(alertId: string, fields: Record<string, unknown>): AlertChange[] {

@@ -146,10 +146,8 @@ export class SemaphoreTracker implements SemaphoreContext {
     // A rule with no alert active and nothing in the sample for it only updates numbers in
     // `st`: done here, with the rule's own function for it, without touching the rule's object or
     // looking its alert up in the book (the target's `active` bits say whether one is active).
-    // Most samples of most semaphores are quiet, and during a wide incident the book's per-rule
-    // maps hold thousands of alerts, each lookup a cache miss: with 1,200 convoys active (bench:hub's
-    // workload after 5 min, in process) this took a fifth off the engine's part of storing a
-    // sample. The timeouts rule always has its window to feed.
+    // Most samples are quiet, and in a wide incident each lookup in the book is a cache miss.
+    // The timeouts rule always has its window to feed.
     const active = this.target.active ?? 0;
     if ((active & RULE_BIT.leak) === 0 && leakCheckHolds(s)) st[LEAK_LAST_GOOD_T] = t;
     else this.leak.onSample(this, s, t, book);

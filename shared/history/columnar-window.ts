@@ -117,6 +117,48 @@ export const RATE_COLUMN = {
   leaseExpiries: "leaseExpiriesPerSec",
 } as const satisfies Record<Counter, WindowColumn>;
 
+/** What a count over an interval of `intervalMs` is multiplied by to read as a per-second rate: every rate column's one formula. */
+export function perSecond(intervalMs: number): number {
+  return 1000 / intervalMs;
+}
+
+/** The numbers of a sample's summaries a row keeps (histograms aside). */
+type SummaryNumbers = Pick<Sample["waitMs"], "count" | "p50" | "p90" | "p99" | "max">;
+type SampleNumbers = Omit<Sample, "waitMs" | "holdMs"> & { readonly waitMs: SummaryNumbers; readonly holdMs: SummaryNumbers };
+
+/** One sample as a 1 s row of every window column but `t`: what the 1 s tier reads back for it (there in Float32). */
+export function sampleRow(s: SampleNumbers, intervalMs: number): Record<Exclude<WindowColumn, "t">, number> {
+  const k = perSecond(intervalMs);
+  return {
+    intervalMs,
+    cap: s.cap,
+    inUse: s.inUse,
+    inUseMax: s.inUse,
+    available: s.available,
+    waiters: s.waiters,
+    waitersMax: s.waiters,
+    oldestWaitMs: s.oldestWaitMs,
+    longestHoldMs: s.longestHoldMs,
+    acquiredPerSec: s.acquired * k,
+    releasedPerSec: s.released * k,
+    timeoutsPerSec: s.timeouts * k,
+    rejectionsPerSec: s.rejections * k,
+    abortsPerSec: s.aborts * k,
+    doubleReleasesPerSec: s.doubleReleases * k,
+    leaseExpiriesPerSec: s.leaseExpiries * k,
+    waitCount: s.waitMs.count,
+    waitP50: s.waitMs.p50,
+    waitP90: s.waitMs.p90,
+    waitP99: s.waitMs.p99,
+    waitMax: s.waitMs.max,
+    holdCount: s.holdMs.count,
+    holdP50: s.holdMs.p50,
+    holdP90: s.holdMs.p90,
+    holdP99: s.holdMs.p99,
+    holdMax: s.holdMs.max,
+  };
+}
+
 export type MutableWindow<W> = { -readonly [K in keyof W]: W[K] };
 
 export function createWindow(tier: Tier, length: number, partialLast: boolean): MutableWindow<ColumnarWindow> {

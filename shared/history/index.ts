@@ -3,6 +3,8 @@ export {
   COUNTERS,
   MINUTE_MS,
   addCounters,
+  perSecond,
+  sampleRow,
   WINDOW_COLUMNS,
   toUplotData,
   type ColumnarWindow,

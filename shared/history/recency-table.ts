@@ -1,13 +1,9 @@
 // When each history held was last updated (epoch ms) and its push stamp, by the entry's index in
 // one Float64Array rather than as fields of the entry.
 //
-// Why: V8 (node 20) keeps a number that is not a small integer, held in an object's field, as a
-// separate 16-byte heap number, and writing the field allocates a new one. A field written at
-// every sample (Date.now() here) kept one young number per semaphore alive, pointed to from the
-// old generation: at 10,000 semaphores ~160 KB that every scavenge copied and whose pointers it
-// walked (bench:hub, docs/benchmarks.md). A typed array's elements are written in place. The push
-// stamps go here too: they pass the small-integer range (2^30) after ~30 hours at 10,000 samples a
-// second, and would then box the same way.
+// Why: V8 boxes a non-small-integer number held in an object's field, and each write allocates a
+// new box that every young GC copies; a typed array's elements are written in place. Push stamps
+// pass the small-integer range after ~30 hours at 10,000 samples a second, so they live here too.
 
 /** Indices are handed out from 0 and reused once given back; the array doubles as it fills. */
 export class RecencyTable {

@@ -9,6 +9,7 @@ import type { Sample } from "../protocol/types.js";
 import { ColumnRing, type RowPool } from "./column-ring.js";
 import {
   COUNTERS,
+  perSecond,
   type ColumnarWindow,
   type HistKind,
   type MutableWindow,
@@ -169,7 +170,7 @@ export class SecondTier implements TierReader {
         waiters[j] = waitersMax[j] = v[o + WAITERS];
         oldestWaitMs[j] = v[o + OLDEST_WAIT];
         longestHoldMs[j] = v[o + LONGEST_HOLD];
-        const perSec = 1000 / intervalMs;
+        const perSec = perSecond(intervalMs);
         acquiredPerSec[j] = v[o + ACQUIRED] * perSec;
         releasedPerSec[j] = v[o + RELEASED] * perSec;
         timeoutsPerSec[j] = v[o + TIMEOUTS] * perSec;

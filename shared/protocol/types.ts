@@ -110,8 +110,9 @@ export interface EventsBatch {
   items: AgentEvent[];
 }
 
-export type Ack<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
-export type AckFn<T extends object = object> = (ack: Ack<T>) => void;
+/** The one answer on every namespace (agents, dashboards, replay): ok with the event's fields, or a refusal saying why. */
+export type Ack<T extends object = Record<string, unknown>> = ({ ok: true } & T) | { ok: false; error: string };
+export type AckFn<T extends object = Record<string, unknown>> = (ack: Ack<T>) => void;
 
 /** socket.io typed events, agent → hub (namespace /agent). Every event carries an ack. */
 export interface AgentToHubEvents {

@@ -1,8 +1,8 @@
 // The replay namespace `/replay` (docs/protocol.md, "Replay"): a hub serving a recording instead
-// of live agents (main/hub/replay-hub.ts) says so here, with the timeline, and takes the time
+// of live agents (main/hub/recording/replay-hub.ts) says so here, with the timeline, and takes the time
 // cursor's controls. The data itself comes through `/ui` exactly as live: what the live
 // dashboard showed at the cursor's moment.
-import type { AlertRule, Severity } from "../protocol/types.js";
+import type { Ack, AlertRule, Severity } from "../protocol/types.js";
 
 export const REPLAY_NAMESPACE = "/replay";
 /**
@@ -54,14 +54,13 @@ export interface ReplayStatus {
   saveTo?: string;
 }
 
-export type ReplayAck<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
 
 export interface ReplayToHubEvents {
-  "replay:seek": (req: { t: number }, ack: (a: ReplayAck<{ status: ReplayStatus }>) => void) => void;
-  "replay:play": (req: { speed?: number }, ack: (a: ReplayAck<{ status: ReplayStatus }>) => void) => void;
-  "replay:pause": (req: Record<string, never>, ack: (a: ReplayAck<{ status: ReplayStatus }>) => void) => void;
+  "replay:seek": (req: { t: number }, ack: (a: Ack<{ status: ReplayStatus }>) => void) => void;
+  "replay:play": (req: { speed?: number }, ack: (a: Ack<{ status: ReplayStatus }>) => void) => void;
+  "replay:pause": (req: Record<string, never>, ack: (a: Ack<{ status: ReplayStatus }>) => void) => void;
   /** Saves [from, to] (hub time) of the recording as a named file (only when status.saveTo is set). */
-  "replay:save": (req: { name: string; from: number; to: number }, ack: (a: ReplayAck<{ file: string }>) => void) => void;
+  "replay:save": (req: { name: string; from: number; to: number }, ack: (a: Ack<{ file: string }>) => void) => void;
 }
 
 export interface HubToReplayEvents {

@@ -3,7 +3,7 @@
 // can import it; the hub validates every request with ./schemas.ts.
 import type { AlertChange, AlertThresholds, FleetEntry, ThresholdsPatch } from "../alerts/index.js";
 import type { Tier, WindowColumn } from "../history/index.js";
-import type { Alert, AgentState, HubState, Sample, SemaphoreInfo, SemaphoreState, Summary } from "../protocol/types.js";
+import type { AckFn, Alert, AgentState, HubState, Sample, SemaphoreInfo, SemaphoreState, Summary } from "../protocol/types.js";
 
 /** Bounds and rates of `/ui` (tunables the hub may lower in tests, never raise past these). */
 export const UI_LIMITS = {
@@ -151,18 +151,15 @@ export interface UiFleetHistoryRequest extends Omit<UiHistoryRequest, "key"> {
   name: string;
 }
 
-export type UiAck<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
-export type UiAckFn<T extends object = object> = (ack: UiAck<T>) => void;
-
 /** dashboard → hub (namespace /ui); every request takes an ack. */
 export interface UiToHubEvents {
-  "snapshot:get": (req: Record<string, never>, ack: UiAckFn<{ snapshot: UiSnapshot }>) => void;
-  "history:get": (req: UiHistoryRequest, ack: UiAckFn<{ key: string; window: UiWindow }>) => void;
-  "fleet:get": (req: Record<string, never>, ack: UiAckFn<{ fleet: UiFleetEntry[] }>) => void;
-  "fleet:history": (req: UiFleetHistoryRequest, ack: UiAckFn<{ key: string; window: UiWindow }>) => void;
-  "alerts:get": (req: Record<string, never>, ack: UiAckFn<{ alerts: Alert[] }>) => void;
-  "alert:ack": (req: { id: string }, ack: UiAckFn<{ alert: Alert }>) => void;
-  "thresholds:set": (req: { patch: ThresholdsPatch }, ack: UiAckFn<{ thresholds: AlertThresholds }>) => void;
+  "snapshot:get": (req: Record<string, never>, ack: AckFn<{ snapshot: UiSnapshot }>) => void;
+  "history:get": (req: UiHistoryRequest, ack: AckFn<{ key: string; window: UiWindow }>) => void;
+  "fleet:get": (req: Record<string, never>, ack: AckFn<{ fleet: UiFleetEntry[] }>) => void;
+  "fleet:history": (req: UiFleetHistoryRequest, ack: AckFn<{ key: string; window: UiWindow }>) => void;
+  "alerts:get": (req: Record<string, never>, ack: AckFn<{ alerts: Alert[] }>) => void;
+  "alert:ack": (req: { id: string }, ack: AckFn<{ alert: Alert }>) => void;
+  "thresholds:set": (req: { patch: ThresholdsPatch }, ack: AckFn<{ thresholds: AlertThresholds }>) => void;
 }
 
 /** hub → dashboard. */

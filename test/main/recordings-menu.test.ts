@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
 import type { ReplayStatus } from "../../shared/ui-protocol/index.js";
 import { RecordingsShell, SAVE_PRESETS } from "../../main/app/recordings-shell.js";
-import { RollingRecorder } from "../../main/hub/recording-rolling.js";
+import { RollingRecorder } from "../../main/hub/recording/recording-rolling.js";
 import { BrowserWindow, dialog, resetFake } from "./electron/fake-electron.js";
 import { hello, info, sample, T0 } from "./hub/helpers.js";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { io, type Socket } from "socket.io-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { createReplayHub, type ReplayHub } from "../../main/hub/replay-hub.js";
+import { createReplayHub, type ReplayHub } from "../../main/hub/recording/replay-hub.js";
 import type { Hub } from "../../main/hub/index.js";
 import type { ReplayStatus, UiSnapshot } from "../../shared/ui-protocol/index.js";
 import { spawnAgent, type ChildAgent } from "../e2e/browser.js";

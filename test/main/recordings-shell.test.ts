@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAppRecorder, listSaved, recordingSettings, recordingsDir } from "../../main/app/recordings.js";
 import { RecordingsShell, SAVE_PRESETS } from "../../main/app/recordings-shell.js";
-import { listSegments } from "../../main/hub/recording-rolling.js";
+import { listSegments } from "../../main/hub/recording/recording-rolling.js";
 import { parseLaunchArgs } from "../../scripts/launch-options.js";
 import { agent, cleanupAll, info, onCleanup, request, sample, startHub, T0, type AckAnswer } from "./hub/helpers.js";
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { UiDelta, UiSnapshot } from "../../shared/ui-protocol/types.js";
 import { DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
-import { FleetStore } from "../../renderer/src/data/fleet-store.js";
+import { DashboardStore } from "../../renderer/src/data/dashboard-store.js";
 import { SeriesBuffer } from "../../renderer/src/data/series-buffer.js";
 import { SparkRing } from "../../renderer/src/data/sparkline-ring.js";
-import { sampleRow } from "../../renderer/src/logic/live-row.js";
+import { sampleRow } from "../../shared/history/index.js";
 import { alert, sample, sem } from "./fixtures.js";
 
 const T = 1_700_000_000_000;
@@ -84,9 +84,9 @@ function snapshot(over: Partial<UiSnapshot> = {}): UiSnapshot {
   };
 }
 
-describe("FleetStore", () => {
+describe("DashboardStore", () => {
   it("applies a snapshot: items, sparklines, alerts, seq", () => {
-    const s = new FleetStore();
+    const s = new DashboardStore();
     s.applySnapshot(snapshot());
     expect(s.lastSeq).toBe(7);
     expect(s.itemList().map((i) => i.key)).toEqual(["checkout/web-1/db", "checkout/web-2/db"]);
@@ -96,7 +96,7 @@ describe("FleetStore", () => {
   });
 
   it("applies deltas per channel and tells per-key listeners", () => {
-    const s = new FleetStore();
+    const s = new DashboardStore();
     s.applySnapshot(snapshot());
     const seen: number[] = [];
     let alertsNotified = 0;
@@ -121,7 +121,7 @@ describe("FleetStore", () => {
 
   it("keeps a semaphore's config across deltas that do not repeat it, and takes a new one", () => {
     const config = { kind: "pg-pool", queue: "fifo", maxWaiters: 50, acquireTimeoutMs: 2000, leaseTimeoutMs: null, leakThresholdMs: 30_000, scope: "process" } as const;
-    const s = new FleetStore();
+    const s = new DashboardStore();
     s.applySnapshot(snapshot({ state: { ...snapshot().state, semaphores: [sem("checkout", "web-1", "db", { inUse: 4, t: T, config })] } }));
     expect(s.semaphore("checkout/web-1/db")?.config).toEqual(config);
     s.applyDelta({ seq: 8, serverTime: T + 1000, rejected: 0, semaphores: [sem("checkout", "web-1", "db", { inUse: 5, t: T + 1000 })] });
@@ -132,7 +132,7 @@ describe("FleetStore", () => {
   });
 
   it("rebuilds a semaphore from a delta's patch, and says when a patch names one it never had", () => {
-    const s = new FleetStore();
+    const s = new DashboardStore();
     s.applySnapshot(snapshot());
     const before = s.semaphore("checkout/web-1/db")!;
     const last = { ...before.last!, inUse: 9, available: 1, waiters: 4 };
@@ -162,7 +162,7 @@ describe("FleetStore", () => {
       waitMs: { count: 1, p50: 1, p90: 1, p99: 1, max: 1 },
       holdMs: { count: 1, p50: 1, p90: 1, p99: 1, max: 1 },
     });
-    const s = new FleetStore();
+    const s = new DashboardStore();
     s.applySnapshot(snapshot({ fleet: [entry("cache", 1), entry("db", 2)] }));
     let notified = 0;
     s.subscribe("fleet", () => notified++);
@@ -185,7 +185,7 @@ describe("FleetStore", () => {
   });
 
   it("marks a disconnected agent's semaphores stale", () => {
-    const s = new FleetStore();
+    const s = new DashboardStore();
     s.applySnapshot(snapshot());
     s.applyDelta({ seq: 8, serverTime: T, rejected: 0, agents: [{ agentId: "checkout-web-2", service: "checkout", instance: "web-2", connected: false, lastSeen: T }] });
     expect(s.item("checkout/web-2/db")?.status).toBe("stale");

@@ -7,7 +7,7 @@ import { Server } from "socket.io";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
 import type { UiSnapshot } from "../../shared/ui-protocol/types.js";
-import { FleetStore } from "../../renderer/src/data/fleet-store.js";
+import { DashboardStore } from "../../renderer/src/data/dashboard-store.js";
 import { UiClient } from "../../renderer/src/data/ui-client.js";
 import { sem } from "./fixtures.js";
 import { waitUntil } from "../main/hub/helpers.js";
@@ -50,7 +50,7 @@ describe("UiClient", () => {
       setTimeout(() => socket.emit("delta", { seq: 2, serverTime: T + 1000, rejected: 0, semaphores: [{ key: cache.key, status: "ok", t: cache.t, last: cache.last }] }), 50);
     });
 
-    const store = new FleetStore();
+    const store = new DashboardStore();
     const client = new UiClient(store, { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, token: null, name: "test", bridged: false });
     client.start();
     cleanups.push(() => client.stop());

@@ -1,14 +1,14 @@
 // What every view reaches for: the store, the hub client, local mutes and navigation. Made once
 // in main.tsx; a context only so that tests and views do not import singletons.
 import { createContext, useCallback, useContext, useSyncExternalStore } from "react";
-import type { Channel, FleetStore } from "../data/fleet-store.js";
+import type { Channel, DashboardStore } from "../data/dashboard-store.js";
 import type { HubTarget } from "../data/hub-target.js";
 import type { MuteStore } from "../data/mute-store.js";
 import type { UiClient } from "../data/ui-client.js";
 import type { Route } from "../logic/route.js";
 
 export interface AppServices {
-  store: FleetStore;
+  store: DashboardStore;
   client: UiClient;
   mutes: MuteStore;
   target: HubTarget;

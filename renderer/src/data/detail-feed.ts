@@ -6,9 +6,9 @@
 import type uPlot from "uplot";
 import type { UiSemaphore, UiWindow } from "../../../shared/ui-protocol/types.js";
 import type { ChartFeed, Level, Marker } from "../charts/chart-spec.js";
-import { DETAIL_COLUMNS, sampleRow, type DetailColumn } from "../logic/live-row.js";
+import { DETAIL_COLUMNS, liveRow, type DetailColumn } from "../logic/live-row.js";
 import { historyRange, type HistoryRange, type Pin } from "../logic/time-window.js";
-import type { FleetStore } from "./fleet-store.js";
+import type { DashboardStore } from "./dashboard-store.js";
 import { startPrefetch, takePrefetch } from "./history-prefetch.js";
 import { SeriesBuffer } from "./series-buffer.js";
 import type { UiClient } from "./ui-client.js";
@@ -45,7 +45,7 @@ export class DetailFeed implements ChartFeed {
 
   constructor(
     private readonly client: UiClient,
-    private readonly store: FleetStore,
+    private readonly store: DashboardStore,
     readonly target: DetailTarget,
     private spanMs: number,
     pin: Pin | null,
@@ -55,7 +55,7 @@ export class DetailFeed implements ChartFeed {
   }
 
   /** Starts the history request a feed for this target and window is about to make (see history-prefetch.ts). */
-  static prefetch(client: UiClient, store: FleetStore, target: DetailTarget, spanMs: number, pin: Pin | null): void {
+  static prefetch(client: UiClient, store: DashboardStore, target: DetailTarget, spanMs: number, pin: Pin | null): void {
     const range = historyRange(spanMs, pin, latestOf(store, target), store.now());
     startPrefetch(prefetchKey(target, spanMs, pin), range, () => fetchWindow(client, target, range));
   }
@@ -225,7 +225,7 @@ export class DetailFeed implements ChartFeed {
       void this.load();
       return;
     }
-    this.buffer.append(s.t, sampleRow(s.last, interval), interval);
+    this.buffer.append(s.t, liveRow(s.last, interval), interval);
     this.buffer.trim(s.t - this.spanMs - 5 * interval);
     this.notify();
   }
@@ -281,7 +281,7 @@ function prefetchKey(target: DetailTarget, spanMs: number, pin: Pin | null): str
 }
 
 /** The latest sample time of the target (a fleet: of its newest replica), null before any. */
-function latestOf(store: FleetStore, target: DetailTarget): number | null {
+function latestOf(store: DashboardStore, target: DetailTarget): number | null {
   if (target.kind === "semaphore") return store.semaphore(target.key)?.t ?? null;
   let latest: number | null = null;
   for (const it of store.itemList()) {

@@ -4,11 +4,12 @@
 // a timeout; their answers are checked for ok:false here, so callers get a value or an Error.
 import { io, type Socket } from "socket.io-client";
 import { PROTOCOL_VERSION, UI_NAMESPACE } from "../../../shared/protocol/types.js";
-import type { HubToUiEvents, UiAck, UiDelta, UiSnapshot, UiToHubEvents } from "../../../shared/ui-protocol/types.js";
-import type { FleetStore } from "./fleet-store.js";
+import type { Ack } from "../../../shared/protocol/types.js";
+import type { HubToUiEvents, UiDelta, UiSnapshot, UiToHubEvents } from "../../../shared/ui-protocol/types.js";
+import type { DashboardStore } from "./dashboard-store.js";
 import type { HubTarget } from "./hub-target.js";
 
-type AckOf<E extends keyof UiToHubEvents> = UiToHubEvents[E] extends (req: never, ack: (a: UiAck<infer T>) => void) => void ? T : never;
+type AckOf<E extends keyof UiToHubEvents> = UiToHubEvents[E] extends (req: never, ack: (a: Ack<infer T>) => void) => void ? T : never;
 type ReqOf<E extends keyof UiToHubEvents> = Parameters<UiToHubEvents[E]>[0];
 
 /** What socket.io's typed emitWithAck cannot express for a union of events. */
@@ -27,7 +28,7 @@ export class UiClient {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
-    private readonly store: FleetStore,
+    private readonly store: DashboardStore,
     private target: HubTarget,
   ) {}
 
@@ -95,7 +96,7 @@ export class UiClient {
   async request<E extends keyof UiToHubEvents>(event: E, payload: ReqOf<E>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<AckOf<E>> {
     const socket = this.socket;
     if (socket === null) throw new Error("not connected");
-    const ack = (await (socket as unknown as LooseEmitter).timeout(timeoutMs).emitWithAck(event, payload)) as UiAck<AckOf<E>>;
+    const ack = (await (socket as unknown as LooseEmitter).timeout(timeoutMs).emitWithAck(event, payload)) as Ack<AckOf<E>>;
     if (!ack.ok) throw new Error(ack.error);
     return ack as AckOf<E>;
   }

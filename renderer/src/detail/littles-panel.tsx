@@ -1,9 +1,9 @@
-// The Little's-law readout (logic/littles-law.ts) over the last 30 s of the window (the last
+// The Little's-law readout (shared/diagnosis/littles-law.ts) over the last 30 s of the window (the last
 // few minutes on the 1 m tier), with the healthy hold time taken from the whole window. Pinned
 // at an alert, it reads the 30 s before that moment.
 import type { DetailFeed } from "../data/detail-feed.js";
 import { fmtDuration, fmtRate } from "../logic/format.js";
-import { littlesLaw, readoutInputs, type LittleVerdict } from "../logic/littles-law.js";
+import { littlesLaw, readoutInputs, type LittleVerdict } from "../../../shared/diagnosis/littles-law.js";
 import { useFeedStatus, useFeedTick } from "./detail-hooks.js";
 
 const TRAIL_MS = { "1s": 30_000, "1m": 3 * 60_000 } as const;

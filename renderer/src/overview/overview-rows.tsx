@@ -1,7 +1,7 @@
 // The overview's rows: a service, an instance, a semaphore. A semaphore row reads its own item
 // from the store (the store replaces an item only when its semaphore changed), so a delta
 // re-renders the visible rows that changed and nothing else: the list around them re-sorts
-// only when its structure does (logic/tree.ts, FleetStore's "structure" channel).
+// only when its structure does (logic/tree.ts, DashboardStore's "structure" channel).
 import { memo, useCallback, useSyncExternalStore } from "react";
 import { useApp } from "../app/context.js";
 import { Icon, StatusBadge, StatusDot, UtilBar } from "../app/widgets.js";

@@ -5,7 +5,7 @@
 import { cssVar } from "../charts/chart-theme.js";
 import { cancelFrame, scheduleFrame } from "../charts/frame-scheduler.js";
 import { drawSparkline, sizeCanvas, type SparkColors } from "../charts/sparkline.js";
-import type { FleetStore } from "../data/fleet-store.js";
+import type { DashboardStore } from "../data/dashboard-store.js";
 
 interface Canvas {
   canvas: HTMLCanvasElement;
@@ -67,7 +67,7 @@ export class SparklinePainter {
   private loose: Slot[] = [];
   private colors: SparkColors | null = null;
 
-  constructor(private readonly store: FleetStore) {}
+  constructor(private readonly store: DashboardStore) {}
 
   /** A row's sparkline holder (null: the row with this key let go of it). */
   attach(key: string, host: HTMLElement | null): void {

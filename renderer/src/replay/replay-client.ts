@@ -2,8 +2,8 @@
 // (its snapshot's hub version ends in "+replay") gives the timeline here and takes the cursor's
 // controls. The data itself still comes through /ui (ui-client.ts).
 import { io, type Socket } from "socket.io-client";
-import { PROTOCOL_VERSION } from "../../../shared/protocol/types.js";
-import { REPLAY_NAMESPACE, type HubToReplayEvents, type ReplayAck, type ReplayStatus, type ReplayToHubEvents } from "../../../shared/ui-protocol/replay.js";
+import { PROTOCOL_VERSION, type Ack } from "../../../shared/protocol/types.js";
+import { REPLAY_NAMESPACE, type HubToReplayEvents, type ReplayStatus, type ReplayToHubEvents } from "../../../shared/ui-protocol/replay.js";
 import type { HubTarget } from "../data/hub-target.js";
 
 interface LooseEmitter {
@@ -77,7 +77,7 @@ export class ReplayClient {
   async save(name: string, from: number, to: number): Promise<string> {
     const socket = this.socket;
     if (socket === null) throw new Error("not connected");
-    const ack = (await (socket as unknown as LooseEmitter).timeout(60_000).emitWithAck("replay:save", { name, from: Math.round(from), to: Math.round(to) })) as ReplayAck<{ file: string }>;
+    const ack = (await (socket as unknown as LooseEmitter).timeout(60_000).emitWithAck("replay:save", { name, from: Math.round(from), to: Math.round(to) })) as Ack<{ file: string }>;
     if (!ack.ok) throw new Error(ack.error);
     return ack.file;
   }
@@ -93,7 +93,7 @@ export class ReplayClient {
   private async send(event: keyof ReplayToHubEvents, payload: unknown): Promise<void> {
     const socket = this.socket;
     if (socket === null) return;
-    const ack = (await (socket as unknown as LooseEmitter).timeout(10_000).emitWithAck(event, payload)) as ReplayAck<{ status: ReplayStatus }>;
+    const ack = (await (socket as unknown as LooseEmitter).timeout(10_000).emitWithAck(event, payload)) as Ack<{ status: ReplayStatus }>;
     if (!ack.ok) throw new Error(ack.error);
     this.apply(ack.status);
   }

@@ -128,12 +128,8 @@ export class ConvoyRule {
     // alert up in the book, a cache miss each.
     const on = alertActive(sem.target, "convoy");
     if (on && this.st[this.criticalAt] !== 0) {
-      // A critical convoy has nothing left to escalate to, and nothing reads its window again: it
-      // is emptied when the alert resolves, and a convoy that lasts keeps it empty meanwhile. Kept
-      // up to date, its samples and their histograms were most of what this rule cost in a wide
-      // incident (bench:hub 12 minutes in, ~2,400 convoys: 373 ms of a 40 s profile, ~0.9 µs a
-      // sample stored). Most samples of active convoys are of critical ones (1,828 of 1,912
-      // there): this is all they do.
+      // A critical convoy has nothing left to escalate to and nothing reads its window again: it
+      // stays empty until the alert resolves, which in a wide incident saves most of this rule's cost.
       this.clearWindow();
       if (feedConvoyClear(this.st, this.clearAt, s, at) >= th.clearMs) {
         book.resolve("convoy", key, at.t);

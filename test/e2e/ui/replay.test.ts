@@ -9,8 +9,8 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHub } from "../../../main/hub/index.js";
-import { createReplayHub, type ReplayHub } from "../../../main/hub/replay-hub.js";
-import { ReplaySession } from "../../../main/hub/replay-session.js";
+import { createReplayHub, type ReplayHub } from "../../../main/hub/recording/replay-hub.js";
+import { ReplaySession } from "../../../main/hub/recording/replay-session.js";
 import type { Alert } from "../../../shared/protocol/index.js";
 import { buildRenderer, launchBrowser, spawnAgent, until, type Browser, type ChildAgent } from "../browser.js";
 

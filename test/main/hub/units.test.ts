@@ -1,10 +1,10 @@
 // The hub's small pure parts: the seq window behind dedupe, the close-for-size test, loopback
 // detection, the constant-time token check.
 import { describe, expect, it } from "vitest";
-import { closedForSize } from "../../../main/hub/agent-session.js";
+import { closedForSize } from "../../../main/hub/ingest/agent-session.js";
 import { TokenCheck } from "../../../main/hub/auth.js";
 import { isLoopback } from "../../../main/hub/options.js";
-import { SeqWindow } from "../../../main/hub/seq-window.js";
+import { SeqWindow } from "../../../main/hub/core/seq-window.js";
 
 describe("SeqWindow", () => {
   it("remembers the last 4096 seqs exactly and treats older ones as seen", () => {

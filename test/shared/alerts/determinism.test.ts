@@ -131,7 +131,8 @@ function play(script: Script, split: boolean, known: false | "hub" | "stale" = f
           const parts = split ? chunks(o.items, o.split) : [o.items];
           for (const items of parts) {
             const agent = AGENTS[o.agent];
-            changes.push(...engine.samples(agent.agentId, { seq: seq[o.agent]++, t: t[o.agent], intervalMs: 1000, items }, now, undefined, known !== false ? handlesOf(agent, items) : undefined));
+            const batch = { seq: seq[o.agent]++, t: t[o.agent], intervalMs: 1000, items };
+            changes.push(...(known !== false ? engine.feed(agent.agentId, batch, now, { known: handlesOf(agent, items), activeRules: new Uint8Array(items.length) }) : engine.samples(agent.agentId, batch, now)));
           }
         }
         return;

@@ -3,8 +3,8 @@
 // the convoy alert's diagnosis must name the cause the simulation built in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DIAGNOSIS_HISTORY_MS } from "../../../main/hub/alert-evidence.js";
-import { replayLines } from "../../../main/hub/replay.js";
+import { DIAGNOSIS_HISTORY_MS } from "../../../main/hub/core/alert-evidence.js";
+import { replayLines } from "../../../main/hub/recording/replay.js";
 import { diagnose, diagnoseAnchored, resumeDiagnosis, type AnchoredDiagnosis, type Diagnosis, type DiagnosisSeries } from "../../../shared/diagnosis/index.js";
 import type { Alert, SemaphoreInfo } from "../../../shared/protocol/types.js";
 import { makeHello, makeInfo } from "../../fixtures/protocol.js";

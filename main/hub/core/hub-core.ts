@@ -1,0 +1,310 @@
+// The hub's state and the one place its inputs go: every input arrives here already validated
+// (agent-session.ts parses), is stamped with the hub clock, fed to the engine through the store
+// pipeline, recorded, and marked for dashboards. Knows nothing of sockets or HTTP.
+import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../../shared/alerts/index.js";
+import { HistoryStore } from "../../../shared/history/index.js";
+import { globalViews, PROTOCOL_VERSION, type Alert, type EventsBatch, type FlightRecord, type Hello, type HubState, type Register, type SamplesBatch } from "../../../shared/protocol/index.js";
+import { StorePipeline, type StoreJob } from "../ingest/store-pipeline.js";
+import type { RecordLine, RecordSink } from "../recording/recorder.js";
+import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
+import { ChangeTracker } from "./change-tracker.js";
+import { FlightLinks } from "./flight-links.js";
+import { AgentRegistry, type AgentRecord } from "./registry.js";
+
+export type { AgentRecord, SemaphoreSlot } from "./registry.js";
+
+export interface HubCoreOptions {
+  now: () => number;
+  version: string;
+  thresholds: ThresholdsPatch;
+  maxHistories: number;
+  /** Memory bound of the history store (HistoryStoreOptions.maxBytes); its default when absent. */
+  maxHistoryBytes?: number;
+  /** The core is kept for as long as its hub runs, as a running hub's is (HistoryStoreOptions.longLived). */
+  longLived?: boolean;
+  forgetAfterMs: number;
+  recorder: RecordSink | undefined;
+  /** Lets small acknowledged batches be stored a little later, together (StorePipeline's deferStores). */
+  deferStores?: (urgent: boolean) => void;
+  /** Every alert change, as the engine makes it (the hub forwards them: forwarding/alert-forwarder.ts). */
+  onAlertChanges?: (changes: readonly AlertChange[]) => void;
+}
+
+export type SamplesOutcome = { ok: true; duplicate: boolean } | { ok: false; error: string };
+export type SamplesStart = { ok: true; duplicate: true } | { ok: true; duplicate: false; job: StoreJob } | { ok: false; error: string };
+
+export class HubCore {
+  readonly history: HistoryStore;
+  readonly registry = new AgentRegistry();
+  readonly changes = new ChangeTracker();
+  /** Flight recorder rings and diagnoses on alerts (alert-evidence.ts). */
+  readonly evidence: AlertEvidence;
+  /** Agents' connections, for flight_request (flight-links.ts); empty in a replay. */
+  readonly flightLinks = new FlightLinks();
+  /** Where samples go; inputs reach the engine through its settled(), so none sees a batch half stored. */
+  readonly ingest: StorePipeline;
+  readonly startedAt: number;
+  readonly version: string;
+  readonly now: () => number;
+  /** hub.rejected in /api/state: every refused handshake, message, or connection closed for size. */
+  rejected = 0;
+  readonly stats = { accepted: 0, duplicates: 0, rateLimited: 0, closedForSize: 0, handshakesRefused: 0, uiDropped: 0 };
+  private readonly alerts: AlertEngine;
+  private readonly recorder: RecordSink | undefined;
+  private readonly forgetAfterMs: number;
+  private readonly onAlertChanges: ((changes: readonly AlertChange[]) => void) | undefined;
+
+  constructor(opts: HubCoreOptions) {
+    this.now = opts.now;
+    this.version = opts.version;
+    this.alerts = new AlertEngine({ thresholds: opts.thresholds });
+    this.history = new HistoryStore({
+      maxSemaphores: opts.maxHistories,
+      maxBytes: opts.maxHistoryBytes,
+      now: opts.now,
+      longLived: opts.longLived === true,
+    });
+    this.evidence = new AlertEvidence(this.alerts, this.history);
+    this.ingest = new StorePipeline(
+      { engine: this.alerts, history: this.history, registry: this.registry, evidence: this.evidence, changes: this.changes, applied: (c, rec) => this.applied(c, rec), alertsChanged: (c) => this.alertsChanged(c) },
+      opts.deferStores,
+    );
+    this.recorder = opts.recorder;
+    this.onAlertChanges = opts.onAlertChanges;
+    this.forgetAfterMs = opts.forgetAfterMs;
+    this.startedAt = this.now();
+    this.record({ r: this.startedAt, k: "start", p: { format: 1, hubVersion: this.version, protocol: PROTOCOL_VERSION, thresholds: this.alerts.thresholds } });
+  }
+
+  /** The engine for reading: what was acknowledged and put off is stored first. */
+  get engine(): AlertEngine {
+    this.ingest.flush();
+    return this.alerts;
+  }
+
+  /** Per-semaphore running totals of the sample counters (the history's COUNTERS order), for /metrics. */
+  get totals(): Map<string, Float64Array> {
+    return this.registry.totals;
+  }
+
+  agent(agentId: string): AgentRecord | undefined {
+    return this.registry.get(agentId);
+  }
+
+  reject(): void {
+    this.rejected++;
+  }
+
+  // ---- agent inputs (validated) ----
+
+  hello(connection: number, hello: Hello): AgentRecord {
+    // Nothing half-stored of the service it joins, or (a resumed agent changing its name) leaves.
+    const known = this.registry.get(hello.agentId);
+    if (known !== undefined && known.service !== hello.service) this.ingest.settled(known.service);
+    const engine = this.ingest.settled(hello.service);
+    const now = this.now();
+    const { rec, renamed } = this.registry.hello(connection, hello);
+    if (renamed) this.changes.structural();
+    this.stats.accepted++;
+    this.record({ r: now, k: "hello", a: hello.agentId, p: hello });
+    this.applied(engine.hello(hello.agentId, hello, now), rec);
+    return rec;
+  }
+
+  register(rec: AgentRecord, reg: Register): void {
+    const engine = this.ingest.settled(rec.service);
+    const now = this.now();
+    this.stats.accepted++;
+    this.record({ r: now, k: "register", a: rec.agentId, p: reg });
+    this.registry.register(rec, reg.semaphores.map((s) => s.id));
+    for (const id of rec.ids) this.changes.key(rec.keys.key(id));
+    this.changes.structural();
+    this.applied(engine.register(rec.agentId, reg.semaphores, now), rec);
+  }
+
+  /** Stores a batch whole (startSamples and every step at once). */
+  samples(rec: AgentRecord, batch: SamplesBatch): SamplesOutcome {
+    const start = this.startSamples(rec, batch);
+    if (!start.ok) return start;
+    if (!start.duplicate) start.job.step(Infinity);
+    return { ok: true, duplicate: start.duplicate };
+  }
+
+  /**
+   * Accepts (dedupe, the semaphore limit, the recording) a batch and returns the job that stores
+   * it; until that job is done, other inputs for the same service wait for it or finish it.
+   */
+  startSamples(rec: AgentRecord, batch: SamplesBatch): SamplesStart {
+    // Not the deferred stores: a batch deferred too is stored after them, in order, and one
+    // stored now stores them first (StoreJob.step).
+    this.ingest.settleSliced(rec.service);
+    if (rec.seqs.has(batch.seq)) {
+      this.stats.duplicates++;
+      this.touch(rec);
+      return { ok: true, duplicate: true };
+    }
+    const refusal = this.registry.overSemaphoreLimit(rec, batch.items);
+    if (refusal !== null) return { ok: false, error: refusal };
+    const now = this.now();
+    this.stats.accepted++;
+    this.record({ r: now, k: "samples", a: rec.agentId, p: batch });
+    rec.seqs.add(batch.seq);
+    return { ok: true, duplicate: false, job: this.ingest.job(rec, batch, now) };
+  }
+
+  events(rec: AgentRecord, batch: EventsBatch): { ok: true } | { ok: false; error: string } {
+    const engine = this.ingest.settled(rec.service);
+    const refusal = this.registry.overSemaphoreLimit(rec, batch.items);
+    if (refusal !== null) return { ok: false, error: refusal };
+    const now = this.now();
+    this.stats.accepted++;
+    this.record({ r: now, k: "events", a: rec.agentId, p: batch });
+    for (const ev of batch.items) rec.ids.add(ev.id);
+    this.applied(engine.events(rec.agentId, batch, now), rec);
+    return { ok: true };
+  }
+
+  /**
+   * An agent's flight recorder ring, already checked (schema, and by the session: an answer to a
+   * request of ours), attached to its alert. Replays call it for each recorded `flight` line.
+   */
+  flight(rec: AgentRecord, record: FlightRecord): { ok: true } | { ok: false; error: string } {
+    this.ingest.settled(rec.service);
+    const out = this.evidence.flight(rec.service, rec.instance, record);
+    if (!out.ok) return out;
+    this.stats.accepted++;
+    this.record({ r: this.now(), k: "flight", a: rec.agentId, p: record });
+    this.applied(out.changes, rec);
+    return { ok: true };
+  }
+
+  /** A refused (or duplicate) message: it still proves the agent alive. */
+  touch(rec: AgentRecord): void {
+    const engine = this.ingest.settled(rec.service);
+    const now = this.now();
+    this.record({ r: now, k: "touch", a: rec.agentId });
+    this.applied(engine.touch(rec.agentId, now), rec);
+  }
+
+  disconnect(connection: number, rec: AgentRecord): void {
+    // A newer connection took the agent over: this one's close says nothing about the agent.
+    if (rec.owner !== connection) return;
+    const engine = this.ingest.settled(rec.service);
+    const now = this.now();
+    rec.owner = undefined;
+    rec.disconnectedAt = now;
+    this.record({ r: now, k: "disconnect", a: rec.agentId });
+    this.applied(engine.disconnect(rec.agentId, now), rec);
+  }
+
+  // ---- the hub clock ----
+
+  /** agent_down for silent agents; forgets agents disconnected past forgetAfterMs. */
+  tick(): void {
+    const engine = this.ingest.settled();
+    const now = this.now();
+    // tick changes nothing unless some agent is connected, so only those ticks are recorded:
+    // a replay that ticks exactly where the hub did raises exactly the same agent_down alerts.
+    if (engine.anyConnected()) {
+      this.record({ r: now, k: "tick" });
+      this.applied(engine.tick(now));
+    }
+    if (this.forgetAfterMs <= 0) return;
+    // No copy: forget() deletes only the entry being visited, which a Map's iterator allows.
+    for (const rec of this.registry.values()) {
+      if (rec.owner === undefined && rec.disconnectedAt !== null && now - rec.disconnectedAt >= this.forgetAfterMs) this.forget(rec, now);
+    }
+  }
+
+  /** Public for replay-session.ts, which forgets where the recording says the hub did. */
+  forget(rec: AgentRecord, now: number): void {
+    const engine = this.ingest.settled();
+    this.record({ r: now, k: "forget", a: rec.agentId });
+    this.applied(engine.forget(rec.agentId, now));
+    for (const key of this.registry.remove(rec)) this.history.delete(key);
+    this.changes.agentRemoved(rec.agentId);
+  }
+
+  // ---- people ----
+
+  /** Acknowledge an alert; undefined when no such alert is kept. */
+  acknowledge(id: string): Alert | undefined {
+    if (this.alerts.alert(id) === undefined) return undefined;
+    const engine = this.ingest.settled();
+    const now = this.now();
+    this.record({ r: now, k: "ack", p: { id } });
+    this.applied(engine.acknowledge(id, now));
+    return engine.alert(id);
+  }
+
+  /** Throws TypeError/RangeError (from the engine) for a bad patch, and then changes nothing. */
+  setThresholds(patch: ThresholdsPatch): AlertThresholds {
+    const next = this.ingest.settled().setThresholds(patch);
+    this.record({ r: this.now(), k: "thresholds", p: patch });
+    this.changes.thresholdsChanged();
+    return next;
+  }
+
+  // ---- reading ----
+
+  hubInfo(): HubState["hub"] {
+    return { version: this.version, startedAt: this.startedAt, rejected: this.rejected };
+  }
+
+  state(): HubState {
+    const engine = this.engine;
+    const agents = engine.agents();
+    const semaphores = engine.semaphores();
+    const live = new Set(agents.filter((a) => a.connected).map((a) => a.agentId));
+    const withT = semaphores.map((s) => ({ ...s, t: this.history.get(s.key)?.latestT() ?? null }));
+    const globals = globalViews(withT, (id) => live.has(id));
+    const state: HubState = { hub: this.hubInfo(), agents, semaphores, alerts: engine.activeAlerts() };
+    // An optional addition to /api/state: present only when there is a global semaphore to show.
+    if (globals.length > 0) state.globals = globals;
+    return state;
+  }
+
+  get agentCount(): number {
+    return this.registry.size;
+  }
+
+  get recording(): { file: string; lines: number; bytes: number; open: boolean } | null {
+    const r = this.recorder;
+    return r === undefined ? null : { file: r.file, lines: r.lines, bytes: r.bytes, open: r.open };
+  }
+
+  close(): void {
+    this.ingest.settled();
+    this.recorder?.close();
+  }
+
+  // ---- internals ----
+
+  private alertsChanged(changes: readonly AlertChange[]): void {
+    this.changes.alert(changes);
+    this.onAlertChanges?.(changes);
+  }
+
+  private record(line: RecordLine): void {
+    this.recorder?.write(line);
+  }
+
+  private applied(changes: AlertChange[], rec?: AgentRecord): void {
+    if (rec !== undefined) this.changes.agent(rec.agentId);
+    if (changes.length === 0) return;
+    this.alertsChanged(changes);
+    const more = this.evidence.onChanges(changes);
+    if (more.length > 0) this.alertsChanged(more);
+    if (rec !== undefined) this.requestFlights(changes, rec);
+  }
+
+  /** A per-semaphore alert raised by this agent's input: ask it for the semaphore's ring. */
+  private requestFlights(changes: readonly AlertChange[], rec: AgentRecord): void {
+    for (const c of changes) {
+      const a = c.alert;
+      if (c.kind !== "raised" || !FLIGHT_RULES.has(a.rule) || a.semaphore === undefined) continue;
+      if (a.service !== rec.service || a.instance !== rec.instance) continue;
+      this.flightLinks.request(rec.agentId, a.semaphore, a.id);
+    }
+  }
+}

@@ -1,0 +1,137 @@
+// The hub's agents and their semaphores: one record per agent (a hello with a known agentId
+// resumes it) and one slot per semaphore, which the store pipeline, /metrics and forgetting read.
+import { COUNTERS, type HistoryEntry } from "../../../shared/history/index.js";
+import { LIMITS, type Hello } from "../../../shared/protocol/index.js";
+import { SemaphoreKeys } from "../../../shared/protocol/semaphore-keys.js";
+import type { WatchedList } from "./alert-evidence.js";
+import { SeqWindow } from "./seq-window.js";
+import type { WarmHandle } from "../../../shared/alerts/index.js";
+
+export interface AgentRecord {
+  readonly agentId: string;
+  service: string;
+  instance: string;
+  /** Sample batches already accepted, for dedupe. */
+  readonly seqs: SeqWindow;
+  /** Semaphore ids the engine holds for it: registered ones and any seen in samples or events since. */
+  ids: Set<string>;
+  /** semaphoreKey(service, instance, id) by id (replaced with the identity). */
+  keys: SemaphoreKeys;
+  /** Its semaphores' slots by id: one lookup in a small map per sample (replaced with the identity). */
+  slots: Map<string, SemaphoreSlot>;
+  /** The connection speaking for it; a stale connection's close does not mark it down. */
+  owner: number | undefined;
+  disconnectedAt: number | null;
+}
+
+/** One semaphore of an agent: its key, its counter totals and the handles the store pipeline keeps on it. */
+export interface SemaphoreSlot {
+  /** The semaphore's id, as its agent reports it. */
+  readonly id: string;
+  readonly key: string;
+  readonly totals: Float64Array;
+  /** Whether the pipeline has counted its first sample (the history it creates costs more). */
+  counted: boolean;
+  /** Undefined until its first sample is stored; no longer alive once the store dropped it. */
+  history: HistoryEntry | undefined;
+  /** ChangeTracker.changed()'s mark. */
+  changedMark: number;
+  /** The engine's state of it, once the engine keeps one. */
+  engineState: WarmHandle | undefined;
+  /** Its diagnosed alerts as AlertEvidence follows them, once it had one (may be emptied since). */
+  watched: WatchedList | undefined;
+}
+
+export class AgentRegistry {
+  private readonly agents = new Map<string, AgentRecord>();
+  /** Per-semaphore running totals of the sample counters (the history's COUNTERS order), for /metrics. */
+  readonly totals = new Map<string, Float64Array>();
+
+  get(agentId: string): AgentRecord | undefined {
+    return this.agents.get(agentId);
+  }
+
+  get size(): number {
+    return this.agents.size;
+  }
+
+  values(): IterableIterator<AgentRecord> {
+    return this.agents.values();
+  }
+
+  /** The record a hello makes or resumes; true in `renamed` when a known agent changed its identity. */
+  hello(connection: number, hello: Hello): { rec: AgentRecord; renamed: boolean } {
+    let rec = this.agents.get(hello.agentId);
+    let renamed = false;
+    if (rec === undefined) {
+      rec = {
+        agentId: hello.agentId,
+        service: hello.service,
+        instance: hello.instance,
+        seqs: new SeqWindow(),
+        ids: new Set(),
+        keys: new SemaphoreKeys(hello.service, hello.instance),
+        slots: new Map(),
+        owner: connection,
+        disconnectedAt: null,
+      };
+      this.agents.set(hello.agentId, rec);
+    } else if (rec.service !== hello.service || rec.instance !== hello.instance) {
+      // The engine retires the old identity's semaphores; the next register brings them back.
+      rec.service = hello.service;
+      rec.instance = hello.instance;
+      rec.ids = new Set();
+      rec.keys = new SemaphoreKeys(hello.service, hello.instance);
+      rec.slots = new Map();
+      renamed = true;
+    }
+    rec.owner = connection;
+    rec.disconnectedAt = null;
+    return { rec, renamed };
+  }
+
+  /** A register replaces the agent's list: its slots are made again as samples come. */
+  register(rec: AgentRecord, ids: Iterable<string>): void {
+    rec.ids = new Set(ids);
+    // A slot adds its id to rec.ids once, when made: made again, an id the register dropped is counted again.
+    rec.slots = new Map();
+  }
+
+  /** The slot of an agent's semaphore `id`, made if new. */
+  slot(rec: AgentRecord, id: string): SemaphoreSlot {
+    return rec.slots.get(id) ?? this.newSlot(rec, id);
+  }
+
+  /** Drops the agent; returns its semaphores' keys (for the history to drop too). */
+  remove(rec: AgentRecord): string[] {
+    const keys = [...rec.ids].map((id) => rec.keys.key(id));
+    for (const key of keys) this.totals.delete(key);
+    this.agents.delete(rec.agentId);
+    return keys;
+  }
+
+  /** Why `items` would take the agent past LIMITS.maxSemaphoresPerAgent, or null. */
+  overSemaphoreLimit(rec: AgentRecord, items: readonly { id: string }[]): string | null {
+    // Within the limit even if every item were new: the usual batch needs no lookup here.
+    if (rec.ids.size + items.length <= LIMITS.maxSemaphoresPerAgent) return null;
+    let fresh = 0;
+    let seen: Set<string> | undefined;
+    for (const { id } of items) {
+      if (rec.ids.has(id) || seen?.has(id) === true) continue;
+      (seen ??= new Set()).add(id);
+      fresh++;
+    }
+    if (rec.ids.size + fresh <= LIMITS.maxSemaphoresPerAgent) return null;
+    return `too many semaphores: an agent may report at most ${LIMITS.maxSemaphoresPerAgent}`;
+  }
+
+  private newSlot(rec: AgentRecord, id: string): SemaphoreSlot {
+    rec.ids.add(id);
+    const key = rec.keys.key(id);
+    let totals = this.totals.get(key);
+    if (totals === undefined) this.totals.set(key, (totals = new Float64Array(COUNTERS.length)));
+    const slot: SemaphoreSlot = { id, key, totals, counted: false, history: undefined, changedMark: 0, engineState: undefined, watched: undefined };
+    rec.slots.set(id, slot);
+    return slot;
+  }
+}

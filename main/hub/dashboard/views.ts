@@ -1,0 +1,184 @@
+// Read-only views of the hub for dashboards and the HTTP API: history windows as plain arrays,
+// semaphores with their latest sample time, the bounded sparklines, the /ui snapshot.
+import { pickTier, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
+import type { FleetEntry } from "../../../shared/alerts/index.js";
+import type { Sample, SemaphoreInfo, SemaphoreState, Summary } from "../../../shared/protocol/index.js";
+import {
+  UI_LIMITS,
+  type Sparkline,
+  type UiFleetEntry,
+  type UiSample,
+  type UiSemaphore,
+  type UiSemaphoreConfig,
+  type UiSnapshot,
+  type UiSummary,
+  type UiWindow,
+} from "../../../shared/ui-protocol/index.js";
+import type { HubCore } from "../core/hub-core.js";
+
+/** Default span of a history request: the whole 1 s tier at the default interval. */
+export const DEFAULT_SPAN_MS = 15 * 60 * 1000;
+
+export interface WindowQuery {
+  tier?: Tier;
+  from?: number;
+  to?: number;
+  columns?: readonly WindowColumn[];
+}
+
+export type ViewResult<T> = { ok: true; value: T } | { ok: false; error: string; status: number };
+
+export function toUiWindow(win: ColumnarWindow | FleetWindow, columns?: readonly WindowColumn[]): UiWindow {
+  const out: UiWindow = { tier: win.tier, length: win.length, partialLast: win.partialLast, t: Array.from(win.t) };
+  for (const c of columns ?? WINDOW_COLUMNS) if (c !== "t") out[c] = Array.from(win[c]);
+  if ("replicas" in win) out.replicas = Array.from(win.replicas);
+  return out;
+}
+
+function range(q: WindowQuery, latest: number | null, now: number, intervalMs: number): ViewResult<{ tier: Tier; from: number; to: number }> {
+  const to = q.to ?? latest ?? now;
+  const from = q.from ?? to - DEFAULT_SPAN_MS;
+  if (!(from <= to)) return { ok: false, error: "from must be <= to", status: 400 };
+  return { ok: true, value: { tier: q.tier ?? pickTier(to - from, intervalMs), from, to } };
+}
+
+export function historyView(core: HubCore, key: string, q: WindowQuery): ViewResult<{ key: string; window: UiWindow }> {
+  const h = core.history.get(key);
+  if (h === undefined) return { ok: false, error: `no history for ${key}`, status: 404 };
+  const latest = h.latestT();
+  const interval = h.latestT() === null ? 1000 : intervalOf(core, key);
+  const r = range(q, latest, core.now(), interval);
+  if (!r.ok) return r;
+  return { ok: true, value: { key, window: toUiWindow(h.window(r.value.tier, r.value.from, r.value.to), q.columns) } };
+}
+
+export function fleetHistoryView(core: HubCore, service: string, name: string, q: WindowQuery): ViewResult<{ key: string; window: UiWindow }> {
+  const keys = core.engine
+    .semaphores()
+    .filter((s) => s.service === service && s.name === name)
+    .map((s) => s.key);
+  if (keys.length === 0) return { ok: false, error: `no semaphores named ${name} in ${service}`, status: 404 };
+  let latest: number | null = null;
+  for (const k of keys) {
+    const t = core.history.get(k)?.latestT() ?? null;
+    if (t !== null && (latest === null || t > latest)) latest = t;
+  }
+  const r = range(q, latest, core.now(), intervalOf(core, keys[0]));
+  if (!r.ok) return r;
+  const win = core.history.fleetWindow(keys, r.value.tier, r.value.from, r.value.to);
+  return { ok: true, value: { key: `${service}/${name}`, window: toUiWindow(win, q.columns) } };
+}
+
+function intervalOf(core: HubCore, key: string): number {
+  const h = core.history.get(key);
+  if (h === undefined) return 1000;
+  const t = h.latestT();
+  if (t === null) return 1000;
+  const w = h.window("1s", t, t);
+  return w.length > 0 ? w.intervalMs[0] : 1000;
+}
+
+/**
+ * `x` to 4 significant digits. A percentile read from the histogram is a bucket estimate good to
+ * ~9 % (shared/histogram.ts), so its 17 digits are noise; they were a third of a delta's bytes
+ * and the slow path of a dashboard's number parsing.
+ */
+export function fourDigits(x: number): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  const shift = 3 - Math.floor(Math.log10(Math.abs(x)));
+  // Powers of ten are exact doubles up to 1e22, so either way the result is the double nearest
+  // the rounded decimal. Past that (|x| under 1e-19 or over 1e25, nothing a count or a duration
+  // in ms is) the value is kept as it is.
+  if (Math.abs(shift) > 22) return x;
+  if (shift >= 0) {
+    const f = 10 ** shift;
+    return Math.round(x * f) / f;
+  }
+  const f = 10 ** -shift;
+  return Math.round(x / f) * f;
+}
+
+function uiSummary(s: Summary): UiSummary {
+  return { count: s.count, p50: fourDigits(s.p50), p90: fourDigits(s.p90), p99: fourDigits(s.p99), max: fourDigits(s.max) };
+}
+
+/** A sample as dashboards get it: percentiles, no histograms (see UiSummary). */
+export function uiSample(s: Sample): UiSample {
+  return { ...s, waitMs: uiSummary(s.waitMs), holdMs: uiSummary(s.holdMs) };
+}
+
+export function uiFleet(fleet: readonly FleetEntry[]): UiFleetEntry[] {
+  return fleet.map((f) => ({ ...f, waitMs: uiSummary(f.waitMs), holdMs: uiSummary(f.holdMs) }));
+}
+
+export function uiConfig(info: SemaphoreInfo): UiSemaphoreConfig {
+  const c: UiSemaphoreConfig = {
+    kind: info.kind,
+    queue: info.queue,
+    maxWaiters: info.maxWaiters,
+    acquireTimeoutMs: info.acquireTimeoutMs,
+    leaseTimeoutMs: info.leaseTimeoutMs,
+    leakThresholdMs: info.leakThresholdMs,
+    scope: info.scope,
+  };
+  if (info.budget !== undefined) c.budget = info.budget;
+  return c;
+}
+
+/**
+ * One semaphore for dashboards: the time of its latest sample, its sample without histograms,
+ * and its config when `withConfig` says so for its registration (always, by default).
+ */
+export function uiSemaphore(core: HubCore, s: SemaphoreState, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore {
+  const out: UiSemaphore = { ...s, t: core.history.get(s.key)?.latestT() ?? null, last: s.last === null ? null : uiSample(s.last) };
+  const info = core.engine.semaphoreInfo(s.key);
+  if (info !== undefined && (withConfig === undefined || withConfig(s.key, info))) out.config = uiConfig(info);
+  return out;
+}
+
+/** Every semaphore (or those in `only`) as uiSemaphore makes it. */
+export function uiSemaphores(core: HubCore, only?: ReadonlySet<string>, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore[] {
+  const out: UiSemaphore[] = [];
+  for (const s of core.engine.semaphores()) {
+    if (only !== undefined && !only.has(s.key)) continue;
+    out.push(uiSemaphore(core, s, withConfig));
+  }
+  return out;
+}
+
+/** The last few 1 s points of inUse and waiters per semaphore, bounded in count and length. */
+export function sparklines(core: HubCore, semaphores: readonly UiSemaphore[]): Record<string, Sparkline> {
+  const out: Record<string, Sparkline> = {};
+  const n = UI_LIMITS.sparklinePoints;
+  let count = 0;
+  for (const s of semaphores) {
+    if (count >= UI_LIMITS.maxSparklines) break;
+    const h = core.history.get(s.key);
+    const latest = h?.latestT() ?? null;
+    if (h === undefined || latest === null) continue;
+    // Only the rows wanted are copied out of the ring: from a little over n intervals back.
+    const w = h.window("1s", latest - (n + 1) * intervalOf(core, s.key), latest);
+    const start = Math.max(0, w.length - n);
+    out[s.key] = {
+      t: Array.from(w.t.subarray(start)),
+      inUse: Array.from(w.inUse.subarray(start)),
+      waiters: Array.from(w.waiters.subarray(start)),
+    };
+    count++;
+  }
+  return out;
+}
+
+export function snapshot(core: HubCore, deltaSeq: number, deltaIntervalMs: number): UiSnapshot {
+  const sems = uiSemaphores(core);
+  return {
+    serverTime: core.now(),
+    deltaSeq,
+    state: { hub: core.hubInfo(), agents: core.engine.agents(), semaphores: sems, alerts: core.engine.activeAlerts() },
+    alertLog: core.engine.allAlerts(),
+    fleet: uiFleet(core.engine.fleet()),
+    thresholds: core.engine.thresholds,
+    sparklines: sparklines(core, sems),
+    limits: { deltaIntervalMs, sparklinePoints: UI_LIMITS.sparklinePoints },
+  };
+}

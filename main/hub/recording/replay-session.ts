@@ -1,0 +1,305 @@
+// A recording played back through a HubCore of its own: every line fed to it in recording order,
+// with the hub clock set to the line's time, so the engine and the history (the charts, holders,
+// stacks and alerts) are at each moment what the live hub had. The cursor moves forward by
+// feeding more lines; backward by building a fresh core and feeding up to the cursor (the engine
+// is pure on its inputs, so that is exact, just slower for long recordings).
+import { existsSync, mkdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { ThresholdsPatch } from "../../../shared/alerts/index.js";
+import { DEFAULT_MAX_SEMAPHORES } from "../../../shared/history/index.js";
+import { REPLAY_VERSION_SUFFIX, type ReplayMark, type ReplayStatus } from "../../../shared/ui-protocol/index.js";
+import pkg from "../../../package.json" with { type: "json" };
+import { HubCore, type AgentRecord } from "../core/hub-core.js";
+import type { AnyRecordLine, RangeLine } from "./recording-line.js";
+import { describeStop, readRecording, type ReadSummary } from "./recording-reader.js";
+import { SEGMENT_SUFFIX, type SegmentStart } from "./recording-rolling.js";
+import { safeName } from "./recording-name.js";
+import { GzipRecorder } from "./recording-writer.js";
+
+export interface ReplaySessionOptions {
+  /** As the live hub's (HubOptions.maxHistories, maxHistoryBytes); the same defaults. */
+  maxHistories?: number;
+  maxHistoryBytes?: number;
+  version?: string;
+}
+
+const HUB_VERSION: string = pkg.version;
+
+/** Wall-clock period of a playing cursor's steps. */
+export const PLAY_STEP_MS = 250;
+
+export class ReplaySession {
+  private core: HubCore;
+  private clock: number;
+  private next = 0;
+  private connection = 0;
+  /** Lines of a continued segment's preamble still to skip (recording-rolling.ts). */
+  private skip = 0;
+  private playing = false;
+  private speed = 1;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly resetListeners = new Set<() => void>();
+  private readonly statusListeners = new Set<() => void>();
+  readonly from: number;
+  readonly to: number;
+  readonly marks: ReplayMark[];
+  readonly range: RangeLine["p"] | undefined;
+  readonly flights: number;
+
+  private constructor(
+    readonly file: string,
+    private readonly lines: readonly AnyRecordLine[],
+    readonly summary: ReadSummary,
+    private readonly opts: ReplaySessionOptions,
+  ) {
+    const timed = lines.filter((l) => l.k !== "range");
+    this.from = timed.length > 0 ? timed[0].r : 0;
+    this.to = timed.length > 0 ? timed[timed.length - 1].r : 0;
+    const range = lines.find((l): l is RangeLine => l.k === "range");
+    this.range = range?.p;
+    this.flights = lines.filter((l) => l.k === "flight").length;
+    this.clock = this.from;
+    this.core = this.fresh({});
+    // One pass to the end gives the timeline's alerts; the cursor then starts there (or at a saved range's start).
+    const marks = new Map<string, ReplayMark>();
+    this.advanceTo(this.to, (core) => {
+      for (const c of core.changes.take().alerts) {
+        const a = c.alert;
+        const at = marks.get(a.id)?.at ?? this.clock;
+        marks.set(a.id, { at, id: a.id, key: a.key, rule: a.rule, severity: a.severity, message: a.message, raisedAt: a.raisedAt, resolvedAt: a.resolvedAt });
+      }
+    });
+    this.marks = [...marks.values()].sort((x, y) => x.at - y.at);
+    if (this.range !== undefined) this.seek(this.range.from);
+  }
+
+  /** Loads `file` (plain or gzip); rejects only when it cannot be read at all. */
+  static async open(file: string, opts: ReplaySessionOptions = {}): Promise<ReplaySession> {
+    const lines: AnyRecordLine[] = [];
+    const summary = await readRecording(file, (line) => lines.push(line));
+    return new ReplaySession(file, lines, summary, opts);
+  }
+
+  /** The core the dashboards read (replaced by a backward seek: listen with onReset). */
+  get current(): HubCore {
+    return this.core;
+  }
+
+  get cursor(): number {
+    return this.clock;
+  }
+
+  get message(): string | undefined {
+    return this.summary.stoppedAt === undefined ? undefined : describeStop(this.summary.stoppedAt);
+  }
+
+  /** Called after the cursor jumped (the core may be a new one): dashboards need a fresh snapshot. */
+  onReset(fn: () => void): () => void {
+    this.resetListeners.add(fn);
+    return () => this.resetListeners.delete(fn);
+  }
+
+  onStatus(fn: () => void): () => void {
+    this.statusListeners.add(fn);
+    return () => this.statusListeners.delete(fn);
+  }
+
+  status(): ReplayStatus {
+    const s: ReplayStatus = {
+      name: basename(this.file),
+      from: this.from,
+      to: this.to,
+      cursor: this.clock,
+      playing: this.playing,
+      speed: this.speed,
+      marks: this.marks,
+      lines: this.summary.lines,
+      fileBytes: this.summary.fileBytes,
+      compressed: this.summary.gzip,
+      flights: this.flights,
+    };
+    if (this.range !== undefined) s.range = this.range;
+    const message = this.message;
+    if (message !== undefined) s.message = message;
+    return s;
+  }
+
+  /** Moves the cursor to `t` (clamped to the recording). */
+  seek(t: number): void {
+    const target = Math.min(this.to, Math.max(this.from, t));
+    if (target < this.clock) {
+      this.core = this.fresh({});
+      this.next = 0;
+      this.skip = 0;
+      this.clock = this.from;
+    }
+    this.advanceTo(target);
+    // What a seek changed reaches dashboards as a snapshot, not as a delta.
+    this.core.changes.take();
+    for (const fn of this.resetListeners) fn();
+    this.emitStatus();
+  }
+
+  /**
+   * Writes [from, to] of this recording as `<dir>/<name>.ndjson.gz`: a `range` line, then every
+   * line from the start through `to` (the engine needs what came before `from`). Resolves to the file.
+   */
+  async saveRange(dir: string, name: string, from: number, to: number): Promise<string> {
+    if (!(Number.isFinite(from) && Number.isFinite(to) && from <= to)) throw new RangeError("from and to must be times with from <= to");
+    const clean = safeName(name);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${clean}${SEGMENT_SUFFIX}`);
+    if (existsSync(file)) throw new Error(`${basename(file)} exists already: choose another name`);
+    const out = new GzipRecorder(file, () => undefined);
+    out.write({ r: from, k: "range", p: { name: clean, from, to } });
+    for (const line of this.lines) {
+      if (line.k === "range") continue;
+      if (line.r > to) break;
+      out.write(line as Parameters<GzipRecorder["write"]>[0]);
+    }
+    out.close();
+    await out.closed;
+    if (out.failed !== null) throw new Error(`cannot write ${file}: ${out.failed}`);
+    return file;
+  }
+
+  /** Plays from the cursor at `speed`× (1–60); from the start when at the end. */
+  play(speed = this.speed): void {
+    if (!Number.isFinite(speed) || speed < 1 || speed > 60) throw new RangeError("speed must be between 1 and 60");
+    this.speed = speed;
+    if (this.clock >= this.to) this.seek(this.from);
+    this.playing = true;
+    if (this.timer === null) {
+      this.timer = setInterval(() => this.step(), PLAY_STEP_MS);
+      this.timer.unref();
+    }
+    this.emitStatus();
+  }
+
+  pause(): void {
+    this.playing = false;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.emitStatus();
+  }
+
+  close(): void {
+    this.pause();
+    this.resetListeners.clear();
+    this.statusListeners.clear();
+  }
+
+  /** One playing step: the lines of the next PLAY_STEP_MS × speed of recorded time, as deltas. */
+  private step(): void {
+    this.advanceTo(Math.min(this.to, this.clock + PLAY_STEP_MS * this.speed));
+    if (this.clock >= this.to) this.pause();
+    else this.emitStatus();
+  }
+
+  private emitStatus(): void {
+    for (const fn of this.statusListeners) fn();
+  }
+
+  private fresh(thresholds: ThresholdsPatch): HubCore {
+    this.connection = 0;
+    return new HubCore({
+      now: () => this.clock,
+      version: `${this.opts.version ?? HUB_VERSION}${REPLAY_VERSION_SUFFIX}`,
+      thresholds,
+      maxHistories: this.opts.maxHistories ?? DEFAULT_MAX_SEMAPHORES,
+      ...(this.opts.maxHistoryBytes !== undefined ? { maxHistoryBytes: this.opts.maxHistoryBytes } : {}),
+      // The recording says when the hub forgot an agent ("forget" lines).
+      forgetAfterMs: 0,
+      recorder: undefined,
+    });
+  }
+
+  private advanceTo(t: number, after?: (core: HubCore) => void): void {
+    while (this.next < this.lines.length && this.lines[this.next].r <= t) {
+      const line = this.lines[this.next++];
+      this.clock = Math.max(this.clock, line.r);
+      this.feed(line);
+      after?.(this.core);
+    }
+    this.clock = Math.max(this.clock, t);
+  }
+
+  /** One line into the core: the call the live hub made when it recorded it. */
+  private feed(line: AnyRecordLine): void {
+    if (this.skip > 0) {
+      this.skip--;
+      return;
+    }
+    const core = this.core;
+    const a = (line as { a?: unknown }).a;
+    const agent = (): AgentRecord | undefined => (typeof a === "string" ? core.agent(a) : undefined);
+    switch (line.k) {
+      case "start": {
+        const p = line.p as SegmentStart;
+        // A continued segment joined after its predecessor only restates what the core has.
+        if (p.continues !== undefined && this.next > 1 && core.engine.agents().length > 0) {
+          this.skip = p.preamble ?? 0;
+          return;
+        }
+        // A new hub run: the live hub started from nothing too.
+        this.core = this.fresh(p.thresholds as unknown as ThresholdsPatch);
+        return;
+      }
+      case "hello":
+        core.hello(++this.connection, line.p as Parameters<HubCore["hello"]>[1]);
+        return;
+      case "register": {
+        const rec = agent();
+        if (rec !== undefined) core.register(rec, line.p as Parameters<HubCore["register"]>[1]);
+        return;
+      }
+      case "samples": {
+        const rec = agent();
+        if (rec !== undefined) core.samples(rec, line.p as Parameters<HubCore["samples"]>[1]);
+        return;
+      }
+      case "events": {
+        const rec = agent();
+        if (rec !== undefined) core.events(rec, line.p as Parameters<HubCore["events"]>[1]);
+        return;
+      }
+      case "flight": {
+        // The ring the agent sent for an alert: attached to it as live (evidence.flight).
+        const rec = agent();
+        if (rec !== undefined) core.flight(rec, line.p as Parameters<HubCore["flight"]>[1]);
+        return;
+      }
+      case "touch": {
+        const rec = agent();
+        if (rec !== undefined) core.touch(rec);
+        return;
+      }
+      case "disconnect": {
+        const rec = agent();
+        if (rec?.owner !== undefined) core.disconnect(rec.owner, rec);
+        return;
+      }
+      case "forget": {
+        const rec = agent();
+        if (rec !== undefined) core.forget(rec, line.r);
+        return;
+      }
+      case "tick":
+        core.tick();
+        return;
+      case "ack":
+        core.acknowledge((line.p as { id: string }).id);
+        return;
+      case "thresholds":
+        try {
+          core.setThresholds(line.p as ThresholdsPatch);
+        } catch {
+          // The live hub refused it too (and recorded nothing); a hand-edited file is skipped here.
+        }
+        return;
+      default:
+        // "range" (the saved range's header) and kinds this hub does not know.
+        return;
+    }
+  }
+}
