@@ -15,6 +15,10 @@ export interface LaunchOptions {
   demo: boolean;
   /** `npm start` only: skip the Electron check and serve web mode. */
   web: boolean;
+  /** Where every alert change is sent besides the dashboard (createHub's alertForwarding). */
+  alertmanager: string[];
+  webhooks: string[];
+  dashboardUrl: string | undefined;
 }
 
 export const DEFAULT_PORT = 7420;
@@ -34,6 +38,9 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchOptions {
       replay: { type: "string" },
       "no-demo": { type: "boolean" },
       web: { type: "boolean" },
+      alertmanager: { type: "string", multiple: true },
+      webhook: { type: "string", multiple: true },
+      "dashboard-url": { type: "string" },
     },
   });
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
@@ -52,5 +59,8 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchOptions {
     replay: values.replay,
     demo: values["no-demo"] !== true,
     web: values.web === true,
+    alertmanager: values.alertmanager ?? [],
+    webhooks: values.webhook ?? [],
+    dashboardUrl: values["dashboard-url"],
   };
 }

@@ -10,15 +10,18 @@ import { HUB_NODE_FLAGS } from "../main/hub/node-flags.js";
 const USAGE = `usage: semscope <command> [options]
 
   semscope hub [--port 7420] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]...
+               [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]
       the headless hub: agents stream to it; dashboards and tools read it (HTTP API, /ui)
   semscope web [--port 7420] [--host 127.0.0.1] [--token <t>] [--no-demo] [--record <file>]
                [--record-dir <dir> [--record-cap-mb <n>]] [--replay <recording>]
+               [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]
       the hub with the dashboard at / and a built-in demo fleet (--no-demo: only real agents)
   semscope replay <recording.ndjson | recording.ndjson.gz> [--json]
       replays a recording and prints the alerts it raises
   semscope --help | --version
 
-SEMSCOPE_TOKEN is read when --token is not given. Port 0 picks a free port.`;
+SEMSCOPE_TOKEN is read when --token is not given. Port 0 picks a free port. --alertmanager and
+--webhook (repeatable) send every alert change there (docs/integrations.md).`;
 
 /**
  * The hub's V8 flags (main/hub/node-flags.ts) are read when the heap is made, so a process that

@@ -53,7 +53,8 @@ export async function runWeb(opts: LaunchOptions): Promise<void> {
     opts.recordDir === undefined
       ? undefined
       : new RollingRecorder({ dir: opts.recordDir, capBytes: opts.recordCapBytes ?? DEFAULT_RECORDING_CAP_BYTES, log: (line) => console.error(line) });
-  const hub: Hub = await createHub({ port: opts.port, host: opts.host, token: opts.token, record: opts.record, recordSink, staticDir });
+  const alertForwarding = { alertmanager: opts.alertmanager, webhooks: opts.webhooks, dashboardUrl: opts.dashboardUrl };
+  const hub: Hub = await createHub({ port: opts.port, host: opts.host, token: opts.token, record: opts.record, recordSink, staticDir, alertForwarding });
   console.log(`semscope hub listening on ${hub.url}`);
   const page = opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`;
   console.log(`semscope dashboard: ${page}`);
