@@ -6,7 +6,7 @@
 import { Redis } from "ioredis";
 import { MultiSemaphore, Mutex, RedlockSemaphore, Semaphore as RedisSemaphore } from "redis-semaphore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRedisSemaphore, instrumentRedisSemaphore, type RedisSemaphoreOptions } from "../../../agent/src/adapters/redis-semaphore.js";
+import { isRedisSemaphore, instrumentRedisSemaphore, type RedisSemaphoreOptions } from "../../../agent/src/adapters/redis-semaphore/adapter.js";
 import { SemscopeAdapterError, SemscopeRedisUnavailableError, trackedAll } from "../../../agent/src/index.js";
 import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { eventsOf, tracked, uniqueName, until } from "./helpers.js";

@@ -9,9 +9,9 @@
 // answered within redisTimeoutMs + pollIntervalMs of Redis being found away, never left hanging
 // on ioredis's offline queue: onRedisDown "fail" (default) rejects with
 // SemscopeRedisUnavailableError; "local" grants from a local cap of localPermits instead.
-import { emitEvent } from "../registry.js";
-import type { Sample } from "../../../shared/protocol/types.js";
-import { PAYLOAD_LIMITS } from "../../../shared/protocol/payload-limits.js";
+import { emitEvent } from "../../registry.js";
+import type { Sample } from "../../../../shared/protocol/types.js";
+import { PAYLOAD_LIMITS } from "../../../../shared/protocol/payload-limits.js";
 import {
   AdapterCore,
   checkInstrumentOptions,
@@ -25,17 +25,17 @@ import {
   type Hold,
   type InstrumentHandle,
   type Wait,
-} from "./adapter-core.js";
-import { SemscopeAdapterError } from "./adapter-error.js";
-import { SemscopeRedisUnavailableError } from "./redis-semaphore-errors.js";
-import { LocalCap } from "./redis-semaphore-local.js";
-import { checkRedisOptions, type RedisSemaphoreOptions } from "./redis-semaphore-options.js";
-import { checkRedisSemaphore, PKG, UNDERSTANDS, type RedisSemaphoreLike, type Release, type TryAcquire } from "./redis-semaphore-shape.js";
-import { RedisWatch } from "./redis-semaphore-watch.js";
+} from "../adapter-core.js";
+import { SemscopeAdapterError } from "../adapter-error.js";
+import { SemscopeRedisUnavailableError } from "./errors.js";
+import { LocalCap } from "./local-cap.js";
+import { checkRedisOptions, type RedisSemaphoreOptions } from "./options.js";
+import { checkRedisSemaphore, PKG, UNDERSTANDS, type RedisSemaphoreLike, type Release, type TryAcquire } from "./shape.js";
+import { RedisWatch } from "./watch.js";
 
-export { isRedisSemaphore } from "./redis-semaphore-shape.js";
-export { SemscopeRedisUnavailableError } from "./redis-semaphore-errors.js";
-export { DEFAULT_POLL_INTERVAL_MS, DEFAULT_REDIS_TIMEOUT_MS, type OnRedisDown, type RedisSemaphoreOptions } from "./redis-semaphore-options.js";
+export { isRedisSemaphore } from "./shape.js";
+export { SemscopeRedisUnavailableError } from "./errors.js";
+export { DEFAULT_POLL_INTERVAL_MS, DEFAULT_REDIS_TIMEOUT_MS, type OnRedisDown, type RedisSemaphoreOptions } from "./options.js";
 
 interface Held {
   readonly hold: Hold;

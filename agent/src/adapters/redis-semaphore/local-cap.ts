@@ -1,6 +1,6 @@
 // The local cap used while Redis is down (onRedisDown: "local"): a plain FIFO of waiters on a
 // count, each bounded by the semaphore's own acquireTimeout and its abort signal.
-import { abortReason } from "../errors.js";
+import { abortReason } from "../../errors.js";
 
 interface LocalWaiter {
   resolve(granted: boolean): void;
