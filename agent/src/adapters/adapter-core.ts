@@ -11,6 +11,7 @@ import { checkDuration, checkName, checkPositiveInt } from "../options.js";
 import { captureStack, formatStack, type StackCapture } from "../permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "../registry.js";
 import { SemscopeAdapterError } from "./adapter-error.js";
+import { realClearTimeout, realSetTimeout } from "./real-timers.js";
 
 /** Options every adapter takes (AGENT-API.md, "Instrumenting what a service already has"). */
 export interface InstrumentOptions {
@@ -296,7 +297,7 @@ export class AdapterCore implements InstrumentHandle {
   // ---- leaks: one unref'd timer, armed for the oldest unreported holder ----
 
   private setWatch(delayMs: number): void {
-    this.watchTimer = setTimeout(() => this.scan(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(delayMs))));
+    this.watchTimer = realSetTimeout(() => this.scan(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(delayMs))));
     this.watchTimer.unref?.();
   }
 
@@ -413,7 +414,7 @@ export class AdapterCore implements InstrumentHandle {
   untrack(): void {
     if (!this.active) return;
     this.active = false;
-    if (this.watchTimer !== undefined) clearTimeout(this.watchTimer);
+    if (this.watchTimer !== undefined) realClearTimeout(this.watchTimer);
     this.watchTimer = undefined;
     this.waits.clear();
     this.holds.clear();
