@@ -23,6 +23,8 @@ export interface RedisSemaphoreLike {
   /** The Redis key: `semaphore:<key>` (a sorted set: identifier → time of its last acquire or refresh). */
   readonly _key: string;
   readonly _limit: number;
+  /** A MultiSemaphore's permits per acquire (its _kind is "multi-semaphore"). */
+  readonly _permits?: number;
   readonly _client: RedisClientLike;
   readonly _identifier: string;
   readonly _acquireOptions: { lockTimeout: number; acquireTimeout: number; retryInterval: number };
