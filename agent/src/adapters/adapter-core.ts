@@ -434,15 +434,20 @@ export class AdapterCore implements InstrumentHandle {
     return s;
   }
 
+  /** Holders not yet released, oldest first (for an adapter's restore). */
+  holdsNow(): Iterable<Hold> {
+    return this.holds;
+  }
+
   untrack(): void {
     if (!this.active) return;
     this.active = false;
     if (this.watchTimer !== undefined) realClearTimeout(this.watchTimer);
     this.watchTimer = undefined;
-    this.waits.clear();
-    this.holds.clear();
     unregister(this);
     this.cfg.restore();
+    this.waits.clear();
+    this.holds.clear();
   }
 }
 

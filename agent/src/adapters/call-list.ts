@@ -18,6 +18,8 @@ export interface Hold {
   readonly stack: StackCapture | undefined;
   leakReported: boolean;
   released: boolean;
+  /** What the adapter keeps with this holder (pg: the checkout's release, to put back on untrack). */
+  ext: unknown;
 }
 
 export class Call implements Wait, Hold {
@@ -27,6 +29,7 @@ export class Call implements Wait, Hold {
   grantedAt = 0;
   leakReported = false;
   released = false;
+  ext: unknown = undefined;
   /** Weight of this call in the wait and hold histograms: 0 when its times were not taken (sampling). */
   timedAs: number;
   prev: Call | null = null;
