@@ -3,8 +3,15 @@
 // that alternate (the order flips every round), medians of many rounds, as flight-ab.ts does for
 // the flight recorder. CPU time is not inflated by other processes taking the core, so the added
 // cost holds on a busy machine where run.ts's wall-time medians swing.
+// Each pair runs in a fresh child process (in one process, the pairs run before it change what V8
+// learned and the later ones measure slower), twice: with node's default flags, and with
+// --no-allocation-site-pretenuring. By default V8 may start allocating a loop's short-lived
+// objects (promises, closures) in the old generation, and a run then pays full collections: the
+// same pair measures in one regime or the other from run to run; without pretenuring it is steady.
 // `node --import tsx bench/agent/adapter-ab.ts`; BENCH_ROUNDS (default 40), BENCH_CONTENDERS
 // (instrumented rows to run, e.g. pg-pool+instrument). Prints one JSON line.
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { CONTENDERS, type Contender, type Limiter } from "./contenders.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
@@ -64,6 +71,17 @@ async function abPair(bare: Contender, inst: Contender): Promise<PairResult> {
   }
 }
 
+/** One pair in a fresh process (this file, with that pair only); its JSON line's result. */
+function inChild(name: string, flags: readonly string[]): PairResult {
+  const stdout = execFileSync(process.execPath, [...flags, ...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_CONTENDERS: name, BENCH_AB_CHILD: "1" },
+    stdio: ["ignore", "pipe", "ignore"],
+    encoding: "utf8",
+  });
+  const line = JSON.parse(stdout.trim().split("\n").at(-1)!) as { cpu_ns: Record<string, PairResult> };
+  return line.cpu_ns[name]!;
+}
+
 async function main(): Promise<void> {
   const byName = new Map(CONTENDERS.map((c) => [c.name, c] as const));
   // Rows that need a server (redis-semaphore) are left to run.ts: a network round trip per call.
@@ -72,12 +90,18 @@ async function main(): Promise<void> {
   for (const inst of pairs) {
     const bare = byName.get(inst.baseline!);
     if (bare === undefined) throw new Error(`${inst.name}: no baseline row ${inst.baseline}`);
-    const r = await abPair(bare, inst);
-    out[inst.name] = r;
-    process.stderr.write(
-      `${inst.name} (chunks of ${r.chunk}): bare ${r.bare_cpu_ns.toFixed(0)} ns, instrumented ${r.instrumented_cpu_ns.toFixed(0)} ns CPU per acquire+release: ` +
-        `+${r.added_ns.toFixed(0)} ns (p10–p90 ${r.added_ns_p10.toFixed(0)}–${r.added_ns_p90.toFixed(0)}), ${r.ratio.toFixed(2)}x\n`,
-    );
+    if (process.env.BENCH_AB_CHILD === "1") {
+      out[inst.name] = await abPair(bare, inst);
+      continue;
+    }
+    for (const [key, flags] of [[inst.name, []], [`${inst.name} no-pretenuring`, ["--no-allocation-site-pretenuring"]]] as const) {
+      const r = inChild(inst.name, flags);
+      out[key] = r;
+      process.stderr.write(
+        `${key} (chunks of ${r.chunk}): bare ${r.bare_cpu_ns.toFixed(0)} ns, instrumented ${r.instrumented_cpu_ns.toFixed(0)} ns CPU per acquire+release: ` +
+          `+${r.added_ns.toFixed(0)} ns (p10–p90 ${r.added_ns_p10.toFixed(0)}–${r.added_ns_p90.toFixed(0)}), ${r.ratio.toFixed(2)}x\n`,
+      );
+    }
   }
   console.log(JSON.stringify({ bench: "agent-adapter-ab", rounds: ROUNDS, chunk_ms: CHUNK_MS, cpu_ns: out }));
 }
