@@ -9,7 +9,7 @@ import { instrumentGenericPool, isGenericPool } from "./adapters/generic-pool.js
 import { instrumentPgPool, isPgPool } from "./adapters/pg-pool.js";
 import { instrumentPLimit, isPLimit, type PLimitHandle } from "./adapters/p-limit.js";
 import { instrumentPQueue, isPQueue } from "./adapters/p-queue.js";
-import { instrumentRedisSemaphore, isRedisSemaphore, type RedisSemaphoreHandle, type RedisSemaphoreOptions } from "./adapters/redis-semaphore.js";
+import { instrumentRedisSemaphore, isRedisSemaphore, type RedisSemaphoreHandle, type RedisSemaphoreOptions } from "./adapters/redis-semaphore/adapter.js";
 
 export const SUPPORTED_TARGETS =
   "a node-postgres Pool (pg 8.x), a generic-pool 3.x Pool, a p-limit 7.x limit, a p-queue 9.x queue, an async-mutex Semaphore, a redis-semaphore 5.x Semaphore";

@@ -89,6 +89,12 @@ export interface Capabilities {
    * reading counts after a release, and skip the one case that is about the synchronous hand-off.
    */
   asyncRelease?: boolean;
+  /**
+   * The leak watch runs on the process's real timers, taken before any test fakes them (the
+   * adapters), so a test's fake timers cannot fire it early. Leak cases then move the faked clock
+   * as before and give the real timer time to run before looking; ages still read the faked clock.
+   */
+  realTimerLeakWatch?: boolean;
 }
 
 /** Everything the suite can check: what our own Semaphore offers, flight recorder on or off. */
@@ -154,6 +160,10 @@ export function watch<T>(promise: Promise<T>): Settled<T> {
   );
   return s;
 }
+
+const REAL_SET_TIMEOUT = globalThis.setTimeout;
+/** Waits in real time, whatever timers a case has faked. */
+const realSleep = (ms: number): Promise<void> => new Promise((r) => REAL_SET_TIMEOUT(r, ms));
 
 /** Let promise reactions run (no timers move). */
 export async function flush(): Promise<void> {
@@ -1310,17 +1320,30 @@ export function semaphoreSemantics(
     // ---- leaks ----
 
     section("leak report", ["leakDetection"], () => {
+      const realWatch = caps.realTimerLeakWatch === true;
+      /** With a real-timer watch: long enough for it to run after the faked clock moved. */
+      const watchRuns = async (thresholdMs: number): Promise<void> => {
+        if (realWatch) await realSleep(thresholdMs + 50);
+      };
+      /** The leak reports once there are `n` (a real-timer watch is given up to 5 s to make them). */
+      const leaksOf = async (s: SubjectUnderTest, n: number): Promise<AgentEvent[]> => {
+        for (let waited = 0; realWatch && eventsOf(s, "leak_suspected").length < n && waited < 5000; waited += 10) await realSleep(10);
+        return eventsOf(s, "leak_suspected");
+      };
+
       it("reports a holder older than the threshold once, with the acquiring line, then leak_resolved on release", async () => {
         const s = make({ permits: 2, leakThresholdMs: 100 });
         const at = here(); const p = await s.acquire(); // the acquisition the report must point at
         await advance(99);
+        await watchRuns(100);
         expect(eventsOf(s, "leak_suspected")).toEqual([]);
         await advance(1);
-        const leaks = eventsOf(s, "leak_suspected");
+        const leaks = await leaksOf(s, 1);
         expect(leaks).toHaveLength(1);
         expect(leaks[0].heldMs).toBeGreaterThanOrEqual(100);
         expect(firstUserFrame(leaks[0].stack)).toEqual(at);
         await advance(1000);
+        await watchRuns(100);
         expect(eventsOf(s, "leak_suspected"), "reported once").toHaveLength(1);
         expect(eventsOf(s, "leak_resolved")).toEqual([]);
         p.release();
@@ -1337,8 +1360,10 @@ export function semaphoreSemantics(
           const p = await s.acquire();
           await advance(60);
           p.release();
+          if (caps.asyncRelease === true) await flush();
         }
         await advance(500);
+        await watchRuns(100);
         expect(eventsOf(s, "leak_suspected")).toEqual([]);
       });
 
@@ -1349,9 +1374,11 @@ export function semaphoreSemantics(
         const b = await s.acquire();
         const c = await s.acquire();
         c.release();
+        if (caps.asyncRelease === true) await flush();
         await advance(100);
-        const leaks = eventsOf(s, "leak_suspected");
-        expect(leaks).toHaveLength(2);
+        const leaks = await leaksOf(s, 2);
+        await watchRuns(50);
+        expect(eventsOf(s, "leak_suspected")).toHaveLength(2);
         expect(new Set(leaks.map((e) => e.holderId)).size).toBe(2);
         a.release();
         b.release();

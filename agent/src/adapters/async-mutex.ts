@@ -73,10 +73,9 @@ export function instrumentAsyncMutex(target: object, options: InstrumentOptions)
       (granted) => {
         const weight = args[0];
         const h = core.granted(w, typeof weight === "number" ? weight : 1);
-        const releaser = granted[1];
-        const out = granted.slice() as [number, Releaser];
-        out[1] = wrapReleaser(core, h, releaser);
-        return out;
+        // async-mutex makes a fresh [value, releaser] per grant: its releaser is swapped in place.
+        granted[1] = wrapReleaser(core, h, granted[1]);
+        return granted;
       },
       (err: unknown) => {
         core.failed(w, failureOf(err));

@@ -11,6 +11,12 @@ const UNDERSTANDS = "generic-pool 3.x Pool";
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
+/** What the adapter knows of one resource: its loan now (through the adapter), and the last one returned (to tell a second return). */
+interface Lent {
+  hold: Hold | undefined;
+  last: Hold | undefined;
+}
+
 interface GenericPoolLike {
   acquire: Method;
   release: Method;
@@ -36,10 +42,21 @@ export function instrumentGenericPool(target: object, options: InstrumentOptions
   const config = (target as { _config?: { acquireTimeoutMillis?: number; maxWaitingClients?: number; priorityRange?: number } })._config;
 
   const own = { acquire: pool.acquire, release: pool.release, destroy: pool.destroy };
-  /** Resources on loan through the adapter (a leaked one stays here: it is what the leak report names). */
-  const loans = new Map<unknown, Hold>();
-  /** Resources returned through the adapter, to tell a second return from a foreign resource. */
-  const returned = new WeakMap<object, Hold>();
+  // Per resource object, made once and then updated in place: an entry added and deleted per loan
+  // would churn the table and get promoted out of the young generation.
+  const lent = new WeakMap<object, Lent>();
+  /** Loans of resources that are not objects (no WeakMap key), removed when they end. */
+  const lentPrimitive = new Map<unknown, Lent>();
+  const stateOf = (resource: unknown, make: boolean): Lent | undefined => {
+    const isObject = resource !== null && (typeof resource === "object" || typeof resource === "function");
+    let st = isObject ? lent.get(resource as object) : lentPrimitive.get(resource);
+    if (st === undefined && make) {
+      st = { hold: undefined, last: undefined };
+      if (isObject) lent.set(resource as object, st);
+      else lentPrimitive.set(resource, st);
+    }
+    return st;
+  };
   const undo: (() => void)[] = [];
 
   const core = new AdapterCore(o, {
@@ -52,7 +69,7 @@ export function instrumentGenericPool(target: object, options: InstrumentOptions
     gauges: () => ({ cap: pool.max, inUse: pool.borrowed, waiters: pool.pending }),
     restore: () => {
       for (const u of undo) u();
-      loans.clear();
+      lentPrimitive.clear();
       releaseTarget(target);
     },
   });
@@ -63,8 +80,7 @@ export function instrumentGenericPool(target: object, options: InstrumentOptions
     const p = own.acquire.apply(this, args) as Promise<unknown>;
     return p.then(
       (resource) => {
-        const h = core.granted(w);
-        loans.set(resource, h);
+        stateOf(resource, true)!.hold = core.granted(w);
         return resource;
       },
       (err: unknown) => {
@@ -78,13 +94,15 @@ export function instrumentGenericPool(target: object, options: InstrumentOptions
     const wrapper = sameShape(function (this: unknown, ...args: unknown[]): unknown {
       if (!core.tracking || this !== pool) return own[method].apply(this, args);
       const resource = args[0];
-      const h = loans.get(resource);
-      if (h !== undefined && pool.isBorrowedResource(resource)) {
-        loans.delete(resource);
+      const st = stateOf(resource, false);
+      const h = st?.hold;
+      if (st !== undefined && h !== undefined && pool.isBorrowedResource(resource)) {
+        st.hold = undefined;
         core.released(h, wrapper);
-        if (resource !== null && typeof resource === "object") returned.set(resource, h);
-      } else if (resource !== null && typeof resource === "object" && returned.has(resource) && !pool.isBorrowedResource(resource)) {
-        core.doubleRelease(returned.get(resource), wrapper);
+        if (lentPrimitive.get(resource) === st) lentPrimitive.delete(resource);
+        else st.last = h;
+      } else if (st?.last !== undefined && !pool.isBorrowedResource(resource)) {
+        core.doubleRelease(st.last, wrapper);
       }
       return own[method].apply(this, args);
     }, own[method]);

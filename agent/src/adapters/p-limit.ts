@@ -88,8 +88,17 @@ export function instrumentPLimit(target: object, options: InstrumentOptions): PL
       },
     },
     map: {
-      value<T, R>(iterable: Iterable<T>, fn: (value: T, index: number) => R | PromiseLike<R>): Promise<R[]> {
-        return Promise.all(Array.from(iterable, (v, i) => limit(fn as Task, v, i) as Promise<R>));
+      // As p-limit's own: a bad iterable is a rejected promise, and calls already queued before it
+      // threw are observed here, so their rejections are not left unhandled.
+      async value<T, R>(iterable: Iterable<T>, fn: (value: T, index: number) => R | PromiseLike<R>): Promise<R[]> {
+        const calls: Promise<R>[] = [];
+        try {
+          Array.from(iterable, (v, i) => calls.push(limit(fn as Task, v, i) as Promise<R>));
+        } catch (err) {
+          for (const c of calls) c.catch(() => undefined);
+          throw err;
+        }
+        return Promise.all(calls);
       },
     },
   });

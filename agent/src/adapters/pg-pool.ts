@@ -16,6 +16,13 @@ interface PgClientLike {
   release: Release;
 }
 
+/** One checkout: the client, the pool's release() for it, and the wrapper the caller got. */
+interface Checkout {
+  fn: Release;
+  readonly own: Release;
+  readonly client: PgClientLike;
+}
+
 interface PgPoolLike {
   connect(cb?: Callback): Promise<PgClientLike> | undefined;
   readonly totalCount: number;
@@ -43,8 +50,6 @@ export function instrumentPgPool(target: object, options: InstrumentOptions): In
   claimTarget(PKG, target);
 
   const original = pool.connect as (this: unknown, ...args: unknown[]) => Promise<PgClientLike> | undefined;
-  /** Checked-out clients whose release() is our wrapper, to put the pool's own back on untrack. */
-  const out = new Map<PgClientLike, { wrapper: Release; own: Release }>();
   let unpatch: () => void = () => undefined;
 
   const core: AdapterCore = new AdapterCore(o, {
@@ -57,8 +62,11 @@ export function instrumentPgPool(target: object, options: InstrumentOptions): In
     gauges: () => ({ cap: pool.options.max, inUse: pool.totalCount - pool.idleCount, waiters: pool.waitingCount }),
     restore: () => {
       unpatch();
-      for (const [client, r] of out) if (client.release === r.wrapper) client.release = r.own;
-      out.clear();
+      // Clients still checked out get the pool's own release() back (each hold keeps its checkout).
+      for (const h of core.holdsNow()) {
+        const c = h.ext as Checkout | undefined;
+        if (c !== undefined && c.client.release === c.fn) c.client.release = c.own;
+      }
       releaseTarget(target);
     },
   });
@@ -68,17 +76,18 @@ export function instrumentPgPool(target: object, options: InstrumentOptions): In
     // One per checkout, so built without defineProperty (no sameShape) and anonymous (a named
     // function gets a name-keeping helper call per creation under some bundlers), like pg's own
     // release: (err) => …, one parameter, no name.
-    const box: { fn: Release } = { fn: own };
+    // Kept on the hold, not in a Map: a Map entry added and deleted per checkout gets promoted out
+    // of the young generation and costs full collections.
+    const box: Checkout = { fn: own, own, client };
     box.fn = function (this: unknown, err?: unknown): unknown {
-      if (core.released(hold, box.fn)) out.delete(client);
+      core.released(hold, box.fn);
       // A second call: pg throws "Release called on client which has already been released to the
       // pool."; counted above, thrown here unchanged.
       return own.call(this, err);
     };
-    const wrapper = box.fn;
-    client.release = wrapper;
-    out.set(client, { wrapper, own });
-    return wrapper;
+    hold.ext = box;
+    client.release = box.fn;
+    return box.fn;
   };
 
   const connect = sameShape(function connect(this: PgPoolLike, ...args: unknown[]): unknown {

@@ -58,3 +58,52 @@ describe("p-limit adapter", () => {
     expect((err as Error).message).toMatch(/p-limit 7\.x/);
   });
 });
+
+describe("p-limit adapter: handle.limit.map as p-limit's own map", () => {
+  /** The reasons of the rejections nobody handled while `run` went on (and a turn after). */
+  async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    const on = (reason: unknown) => seen.push(reason);
+    process.on("unhandledRejection", on);
+    try {
+      await run();
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      process.off("unhandledRejection", on);
+    }
+    return seen;
+  }
+
+  const badIterable = (err: Error, rejection: Error): Iterable<() => Promise<never>> => ({
+    *[Symbol.iterator]() {
+      yield () => Promise.reject(rejection);
+      throw err;
+    },
+  });
+
+  it("returns a rejected promise for a non-iterable, as p-limit does, instead of throwing", async () => {
+    const h = tracked(instrument(pLimit(2), { name: uniqueName("pl") }));
+    const bare = pLimit(2);
+    let result: Promise<unknown> | undefined;
+    expect(() => {
+      result = h.limit.map(null as unknown as Iterable<number>, (v) => v);
+    }).not.toThrow();
+    const ours = await rejectionOf(result!);
+    const theirs = await rejectionOf(bare.map(null as unknown as Iterable<number>, (v) => v));
+    expect(ours).toBeInstanceOf(TypeError);
+    expect((ours as Error).constructor).toBe((theirs as Error).constructor);
+  });
+
+  it("an iterable that throws part-way rejects with its error and leaves no unhandled rejection", async () => {
+    const h = tracked(instrument(pLimit(2), { name: uniqueName("pl") }));
+    const err = new Error("iterable broke");
+    const rejection = new Error("task failed");
+    let got: unknown;
+    const unhandled = await unhandledDuring(async () => {
+      got = await rejectionOf(h.limit.map(badIterable(err, rejection), (task) => task()));
+    });
+    expect(got).toBe(err);
+    expect(unhandled).toEqual([]);
+    expect(h.counters()).toMatchObject({ acquired: 1, released: 1 });
+  });
+});

@@ -6,8 +6,8 @@
 import { Redis } from "ioredis";
 import { MultiSemaphore, Mutex, RedlockSemaphore, Semaphore as RedisSemaphore } from "redis-semaphore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRedisSemaphore, instrumentRedisSemaphore, type RedisSemaphoreOptions } from "../../../agent/src/adapters/redis-semaphore.js";
-import { SemscopeAdapterError, SemscopeRedisUnavailableError, trackedAll } from "../../../agent/src/index.js";
+import { isRedisSemaphore, instrumentRedisSemaphore, type RedisSemaphoreOptions } from "../../../agent/src/adapters/redis-semaphore/adapter.js";
+import { SemscopeAdapterError, SemscopeRedisUnavailableError, trackedAll, type InstrumentHandle, type Sample } from "../../../agent/src/index.js";
 import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { eventsOf, tracked, uniqueName, until } from "./helpers.js";
 
@@ -27,6 +27,17 @@ afterAll(async () => {
 const sem = (key: string, limit = 3, extra: Record<string, unknown> = {}) => new RedisSemaphore(redis, key, limit, { lockTimeout: 5000, acquireTimeout: 300, retryInterval: 10, ...extra });
 const instrumented = (s: RedisSemaphore, extra: Partial<RedisSemaphoreOptions> = {}) =>
   tracked(instrumentRedisSemaphore(s, { name: uniqueName("global"), pollIntervalMs: 50, redisTimeoutMs: 300, ...extra }));
+
+/** Samples until one carries a read of Redis with `inUse` members; each sample's counts are for its interval, so `acquired` sums them. */
+async function sampleUntilGlobal(h: InstrumentHandle, inUse: number): Promise<{ s: Sample; acquired: number }> {
+  let acquired = 0;
+  const s = await until(() => {
+    const x = h.sample(Date.now());
+    acquired += x.acquired;
+    return x.global?.inUse === inUse ? x : undefined;
+  }, `a read of the holder set with ${inUse} members`);
+  return { s, acquired };
+}
 
 describe("redis-semaphore adapter", () => {
   it("recognises a Semaphore and nothing else of the library", () => {
@@ -65,13 +76,7 @@ describe("redis-semaphore adapter", () => {
     await other.acquire();
     // A holder outside this process's view (as another process would be): written straight to Redis.
     await redis.zadd(`semaphore:${key}`, Date.now(), "elsewhere");
-    // Each sample's counts are for its interval: summed over the samples taken while waiting.
-    let acquired = 0;
-    const s = await until(() => {
-      const x = h.sample(Date.now());
-      acquired += x.acquired;
-      return x.global?.inUse === 3 ? x : undefined;
-    }, "a read of the holder set with all three");
+    const { s, acquired } = await sampleUntilGlobal(h, 3);
     expect(acquired).toBe(2);
     expect(s).toMatchObject({ cap: 3, inUse: 2, available: 1 });
     expect(s.global?.holders.slice().sort()).toEqual([a.identifier, b.identifier, "elsewhere"].sort());
@@ -87,6 +92,24 @@ describe("redis-semaphore adapter", () => {
     expect(after).toMatchObject({ inUse: 0, released: 2, timeouts: 1, doubleReleases: 1 });
     expect(after.holdMs.count).toBe(2);
     expect(eventsOf(h, "double_release")).toHaveLength(1);
+  });
+
+  it("counts a MultiSemaphore on the instrumented key as the N permits it holds", async () => {
+    const key = uniqueName("k");
+    const h = instrumented(sem(key, 5));
+    const multi = new MultiSemaphore(redis, key, 5, 3, { lockTimeout: 5000, acquireTimeout: 300, retryInterval: 10 });
+    const single = sem(key, 5);
+    await multi.acquire();
+    await single.acquire();
+    const { s, acquired } = await sampleUntilGlobal(h, 4);
+    expect(acquired).toBe(2);
+    expect(s).toMatchObject({ cap: 5, inUse: 4, available: 1 });
+    // Its own members are the ones Redis holds: <identifier>_0 .. _2, beside the Semaphore's one.
+    expect(s.global?.own.slice().sort()).toEqual(s.global?.holders.slice().sort());
+    expect(h.snapshot().holders.map((x) => x.weight).sort()).toEqual([1, 3]);
+    await multi.release();
+    await single.release();
+    expect(h.sample(Date.now())).toMatchObject({ inUse: 0, released: 2 });
   });
 
   it("untrack() puts the library's own methods back and stops reporting", () => {

@@ -22,6 +22,7 @@ const BASE: Capabilities = {
   close: false,
   resize: false,
   sample: true,
+  realTimerLeakWatch: true,
 };
 const COMMON = {
   timeouts: "no per-acquire timeout (a pool-wide one at most)",

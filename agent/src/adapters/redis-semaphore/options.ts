@@ -1,8 +1,8 @@
 // The redis-semaphore adapter's own options (beyond name, budget and leakThresholdMs), checked
 // at instrument() time so a bad one fails at start-up with an error that names it.
-import { checkDuration, checkPositiveInt } from "../options.js";
-import type { InstrumentOptions } from "./adapter-core.js";
-import { PKG, type RedisClientLike } from "./redis-semaphore-shape.js";
+import { checkDuration, checkPositiveInt } from "../../options.js";
+import type { InstrumentOptions } from "../adapter-core.js";
+import { PKG, type RedisClientLike } from "./shape.js";
 
 /** A Redis call slower than this counts as Redis being down. */
 export const DEFAULT_REDIS_TIMEOUT_MS = 1000;

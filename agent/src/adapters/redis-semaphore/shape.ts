@@ -1,7 +1,7 @@
 // What the adapter reads of a redis-semaphore 5.x Semaphore and of an ioredis-like client. The
 // agent does not depend on either package: it checks the shape, and a target that looks like
 // redis-semaphore but lacks what 5.x has is refused with a SemscopeAdapterError.
-import { requireShape, SemscopeAdapterError } from "./adapter-error.js";
+import { requireShape, SemscopeAdapterError } from "../adapter-error.js";
 
 export const PKG = "redis-semaphore";
 export const UNDERSTANDS = "redis-semaphore 5.x Semaphore (not Mutex, MultiSemaphore or Redlock*) on ioredis 5.x";
@@ -23,6 +23,8 @@ export interface RedisSemaphoreLike {
   /** The Redis key: `semaphore:<key>` (a sorted set: identifier → time of its last acquire or refresh). */
   readonly _key: string;
   readonly _limit: number;
+  /** A MultiSemaphore's permits per acquire (its _kind is "multi-semaphore"). */
+  readonly _permits?: number;
   readonly _client: RedisClientLike;
   readonly _identifier: string;
   readonly _acquireOptions: { lockTimeout: number; acquireTimeout: number; retryInterval: number };

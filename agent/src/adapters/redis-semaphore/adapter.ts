@@ -9,9 +9,9 @@
 // answered within redisTimeoutMs + pollIntervalMs of Redis being found away, never left hanging
 // on ioredis's offline queue: onRedisDown "fail" (default) rejects with
 // SemscopeRedisUnavailableError; "local" grants from a local cap of localPermits instead.
-import { emitEvent } from "../registry.js";
-import type { Sample } from "../../../shared/protocol/types.js";
-import { PAYLOAD_LIMITS } from "../../../shared/protocol/payload-limits.js";
+import { emitEvent } from "../../registry.js";
+import type { Sample } from "../../../../shared/protocol/types.js";
+import { PAYLOAD_LIMITS } from "../../../../shared/protocol/payload-limits.js";
 import {
   AdapterCore,
   checkInstrumentOptions,
@@ -25,21 +25,29 @@ import {
   type Hold,
   type InstrumentHandle,
   type Wait,
-} from "./adapter-core.js";
-import { SemscopeAdapterError } from "./adapter-error.js";
-import { SemscopeRedisUnavailableError } from "./redis-semaphore-errors.js";
-import { LocalCap } from "./redis-semaphore-local.js";
-import { checkRedisOptions, type RedisSemaphoreOptions } from "./redis-semaphore-options.js";
-import { checkRedisSemaphore, PKG, UNDERSTANDS, type RedisSemaphoreLike, type Release, type TryAcquire } from "./redis-semaphore-shape.js";
-import { RedisWatch } from "./redis-semaphore-watch.js";
+} from "../adapter-core.js";
+import { SemscopeAdapterError } from "../adapter-error.js";
+import { SemscopeRedisUnavailableError } from "./errors.js";
+import { LocalCap } from "./local-cap.js";
+import { checkRedisOptions, type RedisSemaphoreOptions } from "./options.js";
+import { checkRedisSemaphore, PKG, UNDERSTANDS, type RedisSemaphoreLike, type Release, type TryAcquire } from "./shape.js";
+import { RedisWatch } from "./watch.js";
 
-export { isRedisSemaphore } from "./redis-semaphore-shape.js";
-export { SemscopeRedisUnavailableError } from "./redis-semaphore-errors.js";
-export { DEFAULT_POLL_INTERVAL_MS, DEFAULT_REDIS_TIMEOUT_MS, type OnRedisDown, type RedisSemaphoreOptions } from "./redis-semaphore-options.js";
+export { isRedisSemaphore } from "./shape.js";
+export { SemscopeRedisUnavailableError } from "./errors.js";
+export { DEFAULT_POLL_INTERVAL_MS, DEFAULT_REDIS_TIMEOUT_MS, type OnRedisDown, type RedisSemaphoreOptions } from "./options.js";
 
 interface Held {
   readonly hold: Hold;
   readonly mode: "redis" | "local";
+}
+
+/**
+ * Permits an instance takes: a MultiSemaphore (a subclass, so its calls reach the patched
+ * prototype) on the same key holds `_permits` members `<identifier>_<i>`; a Semaphore one.
+ */
+function permitsOf(inst: RedisSemaphoreLike): number {
+  return inst._kind === "multi-semaphore" && typeof inst._permits === "number" ? inst._permits : 1;
 }
 
 interface State {
@@ -48,6 +56,8 @@ interface State {
   readonly onRedisDown: "fail" | "local";
   readonly timeoutMs: number;
   readonly held: Map<RedisSemaphoreLike, Held>;
+  /** Permits the held instances hold (a MultiSemaphore holds several). */
+  heldPermits: number;
   /** Holders whose lease lapsed (onLockLost); closed in the core when the caller releases. */
   readonly lost: Map<RedisSemaphoreLike, Hold>;
   /** The last hold each instance released: a second release() of it is a double release. */
@@ -88,7 +98,9 @@ class RedisSemaphoreAdapter extends AdapterCore {
       const own: string[] = [];
       for (const [inst, h] of st.held) {
         if (own.length >= PAYLOAD_LIMITS.maxGlobalHolders) break;
-        if (h.mode === "redis") own.push(inst._identifier);
+        if (h.mode !== "redis") continue;
+        if (inst._kind !== "multi-semaphore") own.push(inst._identifier);
+        else for (let i = 0; i < h.hold.weight && own.length < PAYLOAD_LIMITS.maxGlobalHolders; i++) own.push(`${inst._identifier}_${i}`);
       }
       s.global = { inUse: read.inUse, holders: read.holders.slice(0, PAYLOAD_LIMITS.maxGlobalHolders), own };
     }
@@ -145,7 +157,7 @@ class RedisSemaphoreAdapter extends AdapterCore {
         this.failed(w, "timeout");
         return false;
       }
-      st.held.set(inst, { hold: this.granted(w), mode: "redis" });
+      this.hold(inst, w, "redis");
       return true;
     } finally {
       st.pending--;
@@ -160,7 +172,7 @@ class RedisSemaphoreAdapter extends AdapterCore {
     }
     let ok: boolean;
     try {
-      ok = await st.local.acquire(inst._acquireOptions.acquireTimeout, signal);
+      ok = await st.local.acquire(inst._acquireOptions.acquireTimeout, signal, permitsOf(inst));
     } catch (err) {
       this.failed(w, "abort");
       throw err;
@@ -169,8 +181,21 @@ class RedisSemaphoreAdapter extends AdapterCore {
       this.failed(w, "timeout");
       return false;
     }
-    st.held.set(inst, { hold: this.granted(w), mode: "local" });
+    this.hold(inst, w, "local");
     return true;
+  }
+
+  private hold(inst: RedisSemaphoreLike, w: Wait, mode: Held["mode"]): void {
+    const st = this.st!;
+    const hold = this.granted(w, permitsOf(inst));
+    st.held.set(inst, { hold, mode });
+    st.heldPermits += hold.weight;
+  }
+
+  private unhold(inst: RedisSemaphoreLike, h: Held): void {
+    const st = this.st!;
+    st.held.delete(inst);
+    st.heldPermits -= h.hold.weight;
   }
 
   release(inst: RedisSemaphoreLike, own: Release, skip: (...a: never[]) => unknown): Promise<void> {
@@ -189,11 +214,11 @@ class RedisSemaphoreAdapter extends AdapterCore {
       }
       return own.call(inst);
     }
-    st.held.delete(inst);
+    this.unhold(inst, h);
     st.releasedHolds.set(inst, h.hold);
     this.released(h.hold, skip);
     if (h.mode === "local") {
-      st.local?.release();
+      st.local?.release(h.hold.weight);
       return Promise.resolve();
     }
     // The library stops the refresh at once, then removes the member. A caller is not kept waiting
@@ -262,7 +287,7 @@ class RedisSemaphoreAdapter extends AdapterCore {
     const st = this.st;
     const h = st?.held.get(inst);
     if (st === undefined || h === undefined || !this.tracking) return;
-    st.held.delete(inst);
+    this.unhold(inst, h);
     st.lost.set(inst, h.hold);
     st.leaseExpiries++;
     emitEvent({
@@ -311,6 +336,7 @@ export function instrumentRedisSemaphore(target: unknown, options: RedisSemaphor
     onRedisDown,
     timeoutMs,
     held: new Map(),
+    heldPermits: 0,
     lost: new Map(),
     releasedHolds: new WeakMap(),
     guarded: new WeakSet(),
@@ -329,7 +355,7 @@ export function instrumentRedisSemaphore(target: unknown, options: RedisSemaphor
     blind: ["queue"],
     maxWaiters: null,
     acquireTimeoutMs: target._acquireOptions.acquireTimeout,
-    gauges: () => ({ cap, inUse: st.held.size, waiters: st.pending }),
+    gauges: () => ({ cap, inUse: st.heldPermits, waiters: st.pending }),
     restore: () => {
       st.watch?.stop();
       const patch = PATCHES.get(proto);

@@ -2,7 +2,7 @@
 // view) and, from the same reads and the client's connection events, decides whether Redis is up.
 // Every call is raced against `timeoutMs` and made only on a ready connection, so neither a slow
 // Redis nor ioredis's offline queue can leave the agent (or an acquire waiting on it) hanging.
-import type { RedisClientLike } from "./redis-semaphore-shape.js";
+import type { RedisClientLike } from "./shape.js";
 
 // redis-semaphore has no call to read the holder set, so the adapter reads the sorted set itself:
 // a read-only Lua script gives the count and the identifiers in one atomic round trip, with the
