@@ -19,7 +19,7 @@ const REFERENCES = ["async-sema", "floor"] as const;
 /** Names the JSON line always has, even when one was not measured (null then). */
 const JSON_CONTENDERS = ["semscope", "semscope-stacks", "async-sema", "async-mutex", "p-limit", "floor"];
 
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();

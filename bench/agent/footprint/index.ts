@@ -5,6 +5,7 @@
 // BENCH_FOOTPRINT=0 skips it; BENCH_FOOTPRINT_SECONDS (default 4) per measured phase.
 import { positiveInt } from "../../support/env.js";
 import type { BenchConfig } from "../config.js";
+import { table } from "../report.js";
 import { fmt, fmtPct, summarize } from "../stats.js";
 import { startHubChild } from "./hub-child.js";
 import { reporterRound, type Load } from "./reporter-cost.js";
@@ -18,12 +19,6 @@ export interface FootprintSection {
 const COUNTS = [10, 10_000] as const;
 const SIZES = [100, 1_000, 10_000] as const;
 const LOADS: readonly Load[] = ["idle", "light"];
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
-}
 
 const cell = (xs: number[]) => {
   const s = summarize(xs);

@@ -3,13 +3,13 @@
 // leftovers (or the parent's churn) land in another's figure. `idle`: made, never used. `used`:
 // each did a few acquire/release pairs first (what a quiet tenant's semaphore looks like).
 // `busy`: each did 2,000 pairs first (the flight recorder grown to its capacity).
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Sema } from "async-sema";
 import { Semaphore as MutexSemaphore } from "async-mutex";
 import pLimit from "p-limit";
 import { Semaphore } from "../../../agent/src/index.js";
 import { FloorSemaphore } from "../floor.js";
+import { numberFromChild } from "../cases/memory.js";
 
 export type Activity = "idle" | "used" | "busy";
 const OPS: Record<Activity, number> = { idle: 0, used: 4, busy: 2000 };
@@ -115,27 +115,7 @@ const CHILD = fileURLToPath(import.meta.url);
 
 /** One sample in a fresh child process. */
 export function bytesPerSemaphoreInChild(kind: string, n: number, activity: Activity): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const args = process.execArgv.filter((a) => !/^--(cpu|heap)-prof/.test(a));
-    if (!args.includes("--expose-gc")) args.push("--expose-gc");
-    const child = spawn(process.execPath, [...args, CHILD, kind, String(n), activity], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const parsed = (() => {
-        try {
-          return JSON.parse(out.trim().split("\n").at(-1) ?? "") as { bytes?: unknown };
-        } catch {
-          return {};
-        }
-      })();
-      if (code === 0 && typeof parsed.bytes === "number") resolve(parsed.bytes);
-      else reject(new Error(`bytes-per-semaphore child ${kind} ${n} ${activity} exited ${code}: ${(err || out).trim().slice(-1500)}`));
-    });
-  });
+  return numberFromChild(CHILD, [kind, String(n), activity], "bytes", `bytes-per-semaphore child ${kind} ${n} ${activity}`);
 }
 
 if (process.argv[1] === CHILD) {
