@@ -17,7 +17,8 @@ import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIME
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
-import { takeIntervalCounts, zeroCounters } from "./counters.js";
+import { emptySummary, takeIntervalCounts, zeroCounters } from "./counters.js";
+import { DenseHist } from "../../shared/histogram.js";
 import { RATE_WINDOW_GRANTS, SemaphoreCore, type SemaphoreCounters } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
 
@@ -53,7 +54,8 @@ export class Semaphore extends SemaphoreCore implements Tracked {
 
   private readonly stacks: boolean;
   private waiterSeq = 0;
-  private readonly lastSampled: SemaphoreCounters = zeroCounters();
+  /** The totals at the previous sample (made by the first one: a semaphore nobody samples never needs it). */
+  private lastSampled: SemaphoreCounters | undefined;
 
   constructor(options: SemaphoreOptions) {
     const o = normalize(options);
@@ -66,17 +68,12 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     this.detectOrderInversions = o.detectOrderInversions;
     this.budget = o.budget;
     this.stacks = o.leakThresholdMs !== undefined;
-    this.flight?.setHolders(() => {
-      const out = [];
-      for (let p = this.holders.head; p !== null; p = p._next) out.push({ holder: p._seq, weight: p.weight, since: p._grantedAt, stack: p._stack });
-      return out;
-    });
     register(this);
   }
 
   /** The flight recorder's ring (undefined when turned off with `flightRecorder: false`). */
   get flightRecorder(): FlightRecorder | undefined {
-    return this.flight ?? undefined;
+    return this.ring() ?? undefined;
   }
 
   get permits(): number {
@@ -246,8 +243,10 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   sample(nowEpochMs: number): Sample {
     const now = performance.now();
     const head = this.holders.head;
-    this.waitHist.recordZero(this.immediateGrants);
+    if (this.immediateGrants > 0) (this.waitHist ??= new DenseHist()).recordZero(this.immediateGrants);
     this.immediateGrants = 0;
+    const waitHist = this.waitHist;
+    const holdHist = this.holdHist;
     const s: Sample = {
       id: this.id,
       cap: this.cap,
@@ -255,13 +254,20 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       available: this.avail,
       waiters: this.queue.size,
       oldestWaitMs: this.oldestWaitMs(now),
-      ...takeIntervalCounts(this.total, this.lastSampled),
-      waitMs: this.waitHist.summary(),
-      holdMs: this.holdHist.summary(),
+      ...takeIntervalCounts(this.total, (this.lastSampled ??= zeroCounters())),
+      waitMs: waitHist === null ? emptySummary() : waitHist.summary(),
+      holdMs: holdHist === null ? emptySummary() : holdHist.summary(),
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
     };
-    this.waitHist.reset();
-    this.holdHist.reset();
+    // A histogram that saw nothing this interval is let go; the next value makes a new one.
+    if (waitHist !== null) {
+      if (waitHist.count === 0) this.waitHist = null;
+      else waitHist.reset();
+    }
+    if (holdHist !== null) {
+      if (holdHist.count === 0) this.holdHist = null;
+      else holdHist.reset();
+    }
     // A quiet interval goes back to timing every hold exactly.
     if (s.acquired < RATE_WINDOW_GRANTS) {
       this.sampleMask = 0;
@@ -302,6 +308,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       this.refuse(w, new SemaphoreClosedError(this.name));
     }
     this.stopWatch();
+    this.flight?.release();
     unregister(this);
     forgetNode(this);
     return Promise.resolve();
