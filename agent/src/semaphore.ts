@@ -54,8 +54,8 @@ export class Semaphore extends SemaphoreCore implements Tracked {
 
   private readonly stacks: boolean;
   private waiterSeq = 0;
-  /** The totals at the previous sample (made by the first one: a semaphore nobody samples never needs it). */
-  private lastSampled: SemaphoreCounters | undefined;
+  /** The totals, cap and permits in use at the previous sample (made by the first one: a semaphore nobody samples never needs it). */
+  private lastSampled: (SemaphoreCounters & { cap: number; used: number }) | undefined;
 
   constructor(options: SemaphoreOptions) {
     const o = normalize(options);
@@ -254,7 +254,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       available: this.avail,
       waiters: this.queue.size,
       oldestWaitMs: this.oldestWaitMs(now),
-      ...takeIntervalCounts(this.total, (this.lastSampled ??= zeroCounters())),
+      ...takeIntervalCounts(this.total, (this.lastSampled ??= { ...zeroCounters(), cap: 0, used: 0 })),
       waitMs: waitHist === null ? emptySummary() : waitHist.summary(),
       holdMs: holdHist === null ? emptySummary() : holdHist.summary(),
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
@@ -274,10 +274,30 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       this.rateCountdown = RATE_WINDOW_GRANTS;
       this.rateWindowStart = -Infinity;
     }
+    this.lastSampled.cap = this.cap;
+    this.lastSampled.used = this.used;
     if (s.available + s.inUse !== s.cap) {
       emitEvent({ t: nowEpochMs, id: this.id, type: "invariant_violation", detail: { cap: s.cap, inUse: s.inUse, available: s.available } });
     }
     return s;
+  }
+
+  /** Nothing to report since the previous sample(): see Tracked.unchangedSinceSample. */
+  unchangedSinceSample(): boolean {
+    const last = this.lastSampled;
+    if (last === undefined || this.queue.size !== 0 || last.cap !== this.cap || last.used !== this.used) return false;
+    const t = this.total;
+    if (
+      t.acquired !== last.acquired || t.released !== last.released || t.timeouts !== last.timeouts || t.rejections !== last.rejections ||
+      t.aborts !== last.aborts || t.doubleReleases !== last.doubleReleases || t.leaseExpiries !== last.leaseExpiries
+    ) {
+      return false;
+    }
+    // What a sample of a quiet interval would have done: back to timing every hold exactly.
+    this.sampleMask = 0;
+    this.rateCountdown = RATE_WINDOW_GRANTS;
+    this.rateWindowStart = -Infinity;
+    return true;
   }
 
   // ---- changing it ----
