@@ -24,6 +24,7 @@ import { SampleArena } from "./sample-arena.js";
 import { FlightLinks } from "./flight-links.js";
 import type { RecordLine, RecordSink } from "./recorder.js";
 import { SeqWindow } from "./seq-window.js";
+import { QuietFill } from "./quiet-fill.js";
 
 /** What the hub keeps per agent across its connections (a hello with a known agentId resumes it). */
 export interface AgentRecord {
@@ -276,6 +277,8 @@ export class HubCore {
   /** The deferred stores' items (StoreJob.pack), until they are stored. */
   readonly arena = new SampleArena();
   private readonly deferStores: ((urgent: boolean) => void) | undefined;
+  /** Changed entries only: quiet samples for semaphores an interval left out that a rule still needs. */
+  private readonly quiet = new QuietFill();
   /** engine.samples()'s activeRules, reused (see activeRules()). */
   private activeRulesScratch = new Uint8Array(64);
   /** engine.samples()'s `known`, reused (see engineStates()). */
@@ -343,6 +346,7 @@ export class HubCore {
     }
     rec.owner = connection;
     rec.disconnectedAt = null;
+    this.quiet.hello(hello.agentId, hello.features);
     this.stats.accepted++;
     this.record({ r: now, k: "hello", a: hello.agentId, p: hello });
     this.applied(this.engine.hello(hello.agentId, hello, now), rec);
@@ -355,6 +359,7 @@ export class HubCore {
     this.stats.accepted++;
     this.record({ r: now, k: "register", a: rec.agentId, p: reg });
     rec.ids = new Set(reg.semaphores.map((s) => s.id));
+    this.quiet.keepOnly(rec.agentId, rec.ids);
     // A slot adds its id to rec.ids once, when made: made again, an id the register dropped is counted again.
     rec.slots = new Map();
     for (const id of rec.ids) this.changes.key(rec.keys.key(id));
@@ -374,17 +379,18 @@ export class HubCore {
    * Accepts (dedupe, the semaphore limit, the recording) a batch and returns the job that stores
    * it; until that job is done, other inputs for the same service wait for it or finish it.
    */
-  startSamples(rec: AgentRecord, batch: SamplesBatch): SamplesStart {
+  startSamples(rec: AgentRecord, sent: SamplesBatch): SamplesStart {
     // Not the deferred stores: a batch deferred too is stored after them, in order, and one
     // stored now stores them first (StoreJob.step).
     this.settleSliced(rec.service);
-    if (rec.seqs.has(batch.seq)) {
+    if (rec.seqs.has(sent.seq)) {
       this.stats.duplicates++;
       this.touch(rec);
       return { ok: true, duplicate: true };
     }
-    const refusal = this.overSemaphoreLimit(rec, batch.items);
+    const refusal = this.overSemaphoreLimit(rec, sent.items);
     if (refusal !== null) return { ok: false, error: refusal };
+    const batch = this.quiet.complete(rec.agentId, sent, (id) => rec.keys.key(id), this.engine.thresholds);
     const now = this.now();
     this.stats.accepted++;
     this.record({ r: now, k: "samples", a: rec.agentId, p: batch });
@@ -639,6 +645,7 @@ export class HubCore {
   /** Public for replay-session.ts, which forgets where the recording says the hub did. */
   forget(rec: AgentRecord, now: number): void {
     this.record({ r: now, k: "forget", a: rec.agentId });
+    this.quiet.forget(rec.agentId);
     this.applied(this.engine.forget(rec.agentId, now));
     for (const id of rec.ids) {
       const key = semaphoreKey(rec.service, rec.instance, id);
@@ -725,6 +732,7 @@ export class HubCore {
   private applied(changes: AlertChange[], rec?: AgentRecord): void {
     if (rec !== undefined) this.changes.agent(rec.agentId);
     if (changes.length === 0) return;
+    this.quiet.onAlerts(changes);
     this.changes.alert(changes);
     const more = this.evidence.onChanges(changes);
     if (more.length > 0) this.changes.alert(more);
