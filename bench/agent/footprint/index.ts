@@ -2,7 +2,8 @@
 // (bytes per idle live semaphore, beside the peers', at 10 and 10,000; the reporter's CPU per
 // semaphore-second at 100, 1,000 and 10,000, with and without connect()). Printed as tables
 // before the main report's targets; its figures join the JSON line under `footprint`.
-// BENCH_FOOTPRINT=0 skips it; BENCH_FOOTPRINT_SECONDS (default 4) per measured phase.
+// BENCH_FOOTPRINT=0 skips it; BENCH_FOOTPRINT_SECONDS (default 4) per measured phase;
+// BENCH_FOOTPRINT_PARTS=bytes or =reporter runs one table.
 import { positiveInt } from "../../support/env.js";
 import type { BenchConfig } from "../config.js";
 import { table } from "../report.js";
@@ -32,6 +33,15 @@ export async function runFootprint(config: BenchConfig, log: (line: string) => v
   const out: string[] = [];
   const json: Record<string, unknown> = {};
 
+  // BENCH_FOOTPRINT_PARTS=bytes or =reporter: one of the two tables (both by default).
+  const parts = process.env.BENCH_FOOTPRINT_PARTS?.split(",") ?? ["bytes", "reporter"];
+  if (parts.includes("bytes")) await bytesRows(rounds, out, json, log);
+  // Timed in CPU on a shared machine: all the rounds asked for (the byte counts agree within ~1 %).
+  if (parts.includes("reporter")) await reporterRows(config.quick ? 1 : config.rounds, seconds, out, json, log);
+  return { text: out.join("\n"), json };
+}
+
+async function bytesRows(rounds: number, out: string[], json: Record<string, unknown>, log: (line: string) => void): Promise<void> {
   // ---- bytes per live semaphore ----
   const activities: Activity[] = ["idle", "used", "busy"];
   const bytes = new Map<string, number[]>();
@@ -74,6 +84,9 @@ export async function runFootprint(config: BenchConfig, log: (line: string) => v
     `  ${idle <= sema ? "PASS" : "FAIL"}  (stretch) semscope idle bytes/semaphore <= async-sema: ${fmt(idle)} vs ${fmt(sema)} B`,
   );
 
+}
+
+async function reporterRows(rounds: number, seconds: number, out: string[], json: Record<string, unknown>, log: (line: string) => void): Promise<void> {
   // ---- reporter CPU per semaphore-second ----
   const hub = await startHubChild();
   const agentUs = new Map<string, number[]>();
@@ -113,5 +126,4 @@ export async function runFootprint(config: BenchConfig, log: (line: string) => v
       LOADS.map((load) => [`${load}_${n}`, { agent: Math.round(summarize(agentUs.get(`${n}|${load}`) ?? []).median * 100) / 100, hub: Math.round(summarize(hubUs.get(`${n}|${load}`) ?? []).median * 100) / 100 }]),
     ),
   );
-  return { text: out.join("\n"), json };
 }
