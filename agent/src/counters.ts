@@ -1,5 +1,6 @@
 // The seven counters a Sample reports per interval, kept as running totals by the Semaphore and by
 // every adapter alike; a sample reports each total's growth since the previous sample.
+import type { Summary } from "../../shared/histogram.js";
 
 export interface SemaphoreCounters {
   acquired: number;
@@ -9,6 +10,11 @@ export interface SemaphoreCounters {
   aborts: number;
   doubleReleases: number;
   leaseExpiries: number;
+}
+
+/** The summary of an interval with no values (what an empty DenseHist gives), without making one. */
+export function emptySummary(): Summary {
+  return { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
 }
 
 export function zeroCounters(): SemaphoreCounters {

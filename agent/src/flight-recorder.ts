@@ -1,8 +1,14 @@
 // The flight recorder: per semaphore, a ring of its last operations, kept so that when the hub
 // raises an alert it can ask what happened in the seconds before (docs/protocol.md, "Flight
-// recorder"). On by default, so it must cost next to nothing: one preallocated Float64Array,
-// four numbers per operation (no object per operation), a power-of-two capacity so the slot is
-// a mask, and no clock read of its own: the semaphore passes the readings it already took.
+// recorder"). On by default, so it must cost next to nothing: four numbers per operation in one
+// Float64Array (no object per operation), a power-of-two size so the slot is a mask, and no clock
+// read of its own: the semaphore passes the readings it already took.
+//
+// It costs nothing until used: the array is made on the first operation, small, and doubles each
+// time it fills, up to its capacity. A process with thousands of semaphores (one per tenant) would
+// otherwise pay 32 KiB for each: rings of the default capacity grow past RING_FLOOR_OPS only while
+// every such ring together stays within RING_BUDGET_OPS; past it they keep wrapping at the size
+// they reached. A capacity asked for by number is the owner's choice and is not held back.
 import type { FlightHolder, FlightOp, FlightOpKind, FlightRecord } from "../../shared/protocol/types.js";
 import { formatStack, type StackCapture } from "./permit.js";
 
@@ -30,6 +36,25 @@ const KIND_CODES: Readonly<Record<FlightOpKind, number>> = {
 export const DEFAULT_FLIGHT_CAPACITY = 1024;
 /** 2^16 operations: ~1.9 MiB for one semaphore, beyond what one answer can carry anyway. */
 export const MAX_FLIGHT_CAPACITY = 65536;
+/** The first array a ring makes: 16 operations, 512 bytes. */
+export const RING_FIRST_OPS = 16;
+/** Every ring may grow this far (2 KiB) whatever the others hold. */
+export const RING_FLOOR_OPS = 64;
+/**
+ * Operations all default-capacity rings of the process may hold beyond their floor: 8 MiB, so 256
+ * busy semaphores keep their full 1,024 operations, and 10,000 cost at most 8 MiB + 10,000 × 2 KiB.
+ */
+export const RING_BUDGET_OPS = 262_144;
+
+/** What default-capacity rings hold beyond their floor, process-wide (RING_BUDGET_OPS bounds it). */
+const budget = { used: 0 };
+
+/** Operations held beyond their floor by default-capacity rings, process-wide (for tests and benchmarks). */
+export function ringBudgetUsed(): number {
+  return budget.used;
+}
+
+const EMPTY = new Float64Array(0);
 
 /** A holder as the owner of the ring knows it: `since` is performance.now() at the grant. */
 export interface RingHolder {
@@ -88,27 +113,45 @@ export function flightRecorderOption(v: unknown): number {
  * adapter (any library wrapped to report like a Semaphore), which reads the clock itself.
  */
 export class FlightRecorder {
+  /** The most operations it keeps: what it grows to with use. */
   readonly capacity: number;
-  private readonly mask: number;
+  /** Operations recorded since creation (or clear()); the next slot is total & (size − 1). */
+  total = 0;
   /**
    * Four numbers per operation in one array (fewer loads on the hot path than one array per
-   * field): at, since, holder, and weight × 16 + kind (exact while weight < 2^48).
+   * field): at, since, holder, and weight × 16 + kind (exact while weight < 2^48). Empty until
+   * the first operation.
    */
-  private readonly data: Float64Array;
+  private data: Float64Array = EMPTY;
+  /** data.length / 4 − 1; −1 while empty, so the first push takes the slow path. */
+  private mask = -1;
   /** Made on the first stack: a semaphore that captures none never pays for the slots. */
   private stacks: (StackCapture | undefined)[] | undefined;
-  /** Operations recorded since creation; the next slot is total & mask. */
-  total = 0;
   private holdersOf: (() => RingHolder[]) | undefined;
+  /** Whether its growth past RING_FLOOR_OPS draws on the process-wide budget. */
+  private readonly budgeted: boolean;
+  /** What it holds of that budget now. */
+  private charged = 0;
 
   constructor(capacity: number = DEFAULT_FLIGHT_CAPACITY) {
     this.capacity = flightCapacity(capacity);
-    this.mask = this.capacity - 1;
-    this.data = new Float64Array(this.capacity * 4);
+    this.budgeted = this.capacity === DEFAULT_FLIGHT_CAPACITY;
+  }
+
+  /** Operations the ring can hold now (0 until the first one; grows to `capacity`). */
+  get size(): number {
+    return this.mask + 1;
+  }
+
+  /** Bytes its arrays take now. */
+  get bytes(): number {
+    return this.data.byteLength + (this.stacks === undefined ? 0 : this.stacks.length * 8);
   }
 
   /** @internal The semaphore's call: times are readings it already took. */
   _push(kind: number, at: number, holder: number, weight: number, since: number, stack: StackCapture | undefined): void {
+    // Full (or empty): grow if it may, which changes the mask; otherwise wrap.
+    if ((this.total & this.mask) === 0 && this.total > this.mask) this.grow();
     const i = this.total++ & this.mask;
     const d = this.data;
     const j = i << 2;
@@ -118,7 +161,41 @@ export class FlightRecorder {
     d[j + 3] = weight * 16 + kind;
     const s = this.stacks;
     if (s !== undefined) s[i] = stack;
-    else if (stack !== undefined) (this.stacks = new Array<StackCapture | undefined>(this.capacity))[i] = stack;
+    else if (stack !== undefined) (this.stacks = new Array<StackCapture | undefined>(this.mask + 1))[i] = stack;
+  }
+
+  /** Doubles the ring (or makes its first array), keeping what it holds in order. */
+  private grow(): void {
+    const size = this.mask + 1;
+    if (size >= this.capacity) return;
+    const next = size === 0 ? Math.min(RING_FIRST_OPS, this.capacity) : size * 2;
+    if (this.budgeted) {
+      const charge = Math.max(0, next - RING_FLOOR_OPS) - this.charged;
+      if (charge > 0 && budget.used + charge > RING_BUDGET_OPS) return;
+      budget.used += charge;
+      this.charged += charge;
+    }
+    const data = new Float64Array(next * 4);
+    const stacks = this.stacks === undefined ? undefined : new Array<StackCapture | undefined>(next);
+    const nextMask = next - 1;
+    for (let k = Math.max(0, this.total - size); k < this.total; k++) {
+      const from = (k & this.mask) << 2;
+      const to = (k & nextMask) << 2;
+      data[to] = this.data[from];
+      data[to + 1] = this.data[from + 1];
+      data[to + 2] = this.data[from + 2];
+      data[to + 3] = this.data[from + 3];
+      if (stacks !== undefined) stacks[k & nextMask] = this.stacks?.[k & this.mask];
+    }
+    this.data = data;
+    this.stacks = stacks;
+    this.mask = nextMask;
+  }
+
+  /** Gives its share of the process-wide budget back (the owner closed). What it holds stays readable. */
+  release(): void {
+    budget.used -= this.charged;
+    this.charged = 0;
   }
 
   /** Records one operation (for adapters). Never throws into the host: a bad kind is ignored. */
@@ -140,7 +217,7 @@ export class FlightRecorder {
 
   /** Operations still in the ring, oldest first. */
   ops(): RingOp[] {
-    const n = Math.min(this.total, this.capacity);
+    const n = Math.min(this.total, this.mask + 1);
     const out: RingOp[] = [];
     for (let k = this.total - n; k < this.total; k++) {
       const i = k & this.mask;

@@ -79,16 +79,21 @@ export class OtelBridge {
     this.gauge(meter, "semscope.semaphore.longest_hold", "s", "Age of the oldest current holder at the last sample.", (s, o) => o(s.longestHoldMs / 1000));
   }
 
-  /** Folds one interval's samples in; semaphores no longer reported stop being observed. */
-  update(samples: readonly Sample[]): void {
-    this.last.clear();
+  /**
+   * Folds one interval's samples in. A semaphore absent from them is unchanged while it is still
+   * `live` (a changed-only interval), and is no longer observed once it is gone.
+   */
+  update(samples: readonly Sample[], live?: ReadonlySet<string>): void {
+    const seen = new Set<string>();
     for (const s of samples) {
+      seen.add(s.id);
       this.last.set(s.id, s);
       const attributes = { [SEMAPHORE_ATTRIBUTE]: s.id };
       for (const c of this.counters) if (s[c.field] > 0) c.add(s[c.field], attributes);
       if (this.wait !== undefined) record(this.wait, s.waitMs.hist, attributes);
       if (this.hold !== undefined) record(this.hold, s.holdMs.hist, attributes);
     }
+    for (const id of this.last.keys()) if (!seen.has(id) && live?.has(id) !== true) this.last.delete(id);
   }
 
   /** Stops observing (the counters and histograms keep what they were given). */

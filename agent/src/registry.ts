@@ -11,6 +11,12 @@ export interface Tracked {
   sample(nowEpochMs: number): Sample;
   /** Its flight recorder, if it keeps one: the reporter sends it when the hub asks. */
   readonly flightRecorder?: FlightRecorder;
+  /**
+   * Optional: true when sample() now would report nothing new since the previous call (no
+   * operation, no waiter, the same cap and permits in use), so a reporter sending changed
+   * entries only can skip it without sampling. Without it, the reporter samples and compares.
+   */
+  unchangedSinceSample?(): boolean;
 }
 
 export type EventListener = (event: AgentEvent) => void;

@@ -47,14 +47,18 @@ export abstract class SemaphoreCore implements PermitOwner {
   protected used = 0;
   protected closed = false;
   protected readonly holders = new HolderList();
-  /** Queued waiters per abort signal, to cancel all of a signal's waiters before dispatching. */
-  protected readonly signalWaiters = new Map<AbortSignal, number>();
+  /** Queued waiters per abort signal, to cancel all of a signal's waiters before dispatching (made on first use). */
+  protected signalWaiters: Map<AbortSignal, number> | undefined;
   protected readonly watching: boolean;
   protected watchTimer: ReturnType<typeof setTimeout> | undefined;
 
   protected readonly total: SemaphoreCounters = zeroCounters();
-  protected readonly waitHist = new DenseHist();
-  protected readonly holdHist = new DenseHist();
+  /**
+   * Made on the first value and dropped after an interval that recorded none (sample()): 2 KiB
+   * each, which an idle semaphore (one per tenant, by the thousand) should not carry.
+   */
+  protected waitHist: DenseHist | null = null;
+  protected holdHist: DenseHist | null = null;
   /** Grants that waited 0: a counter here, folded into waitHist when sampled. */
   protected immediateGrants = 0;
   private grants = 0;
@@ -63,8 +67,10 @@ export abstract class SemaphoreCore implements PermitOwner {
   protected rateWindowStart = -Infinity;
   /** The last clock reading, reused by unsampled grants at high rate. */
   private lastNow = 0;
-  /** The ring of recent operations; null when the recorder is off. */
-  protected readonly flight: FlightRecorder | null;
+  /** The ring of recent operations, made by the first one (ring()); null until then and when off. */
+  protected flight: FlightRecorder | null = null;
+  /** Its capacity; 0: the recorder is off. */
+  private readonly flightCapacity: number;
 
   protected constructor(
     permits: number,
@@ -73,7 +79,7 @@ export abstract class SemaphoreCore implements PermitOwner {
     leakThresholdMs: number | undefined,
     flightCapacity = 0,
   ) {
-    this.flight = flightCapacity > 0 ? new FlightRecorder(flightCapacity) : null;
+    this.flightCapacity = flightCapacity;
     this.cap = permits;
     this.avail = permits;
     this.leaseTimeoutMs = leaseTimeoutMs;
@@ -97,7 +103,7 @@ export abstract class SemaphoreCore implements PermitOwner {
     const mask = this.sampleMask;
     const permit = new Permit(this, weight, seq, now, (seq & mask) === 0 ? mask + 1 : 0, stack);
     this.holders.push(permit);
-    const f = this.flight;
+    const f = this.flight ?? this.ring();
     if (f !== null) f._push(OP_GRANT, now, seq, weight, since, stack);
     if (--this.rateCountdown === 0) this.adaptRate();
     if (this.watching && this.watchTimer === undefined) this.armWatch(now, permit);
@@ -127,9 +133,9 @@ export abstract class SemaphoreCore implements PermitOwner {
     let now = NaN;
     if (p._sampleWeight !== 0) {
       now = this.lastNow = performance.now();
-      this.holdHist.record(now - p._grantedAt, p._sampleWeight);
+      (this.holdHist ??= new DenseHist()).record(now - p._grantedAt, p._sampleWeight);
     }
-    const f = this.flight;
+    const f = this.flight ?? this.ring();
     if (f !== null) f._push(OP_RELEASE, now === now ? now : this.lastNow, p._seq, p.weight, p._grantedAt, undefined);
     if (p._leakReported) this.leakResolved(p, "released");
     if (this.queue.size !== 0) this.dispatch(now === now ? now : (this.lastNow = performance.now()));
@@ -143,7 +149,7 @@ export abstract class SemaphoreCore implements PermitOwner {
     this.queue.push(w);
     // acquire() read the clock for enqueuedAt: the freshest reading, for whatever reuses one next.
     this.lastNow = w.enqueuedAt;
-    const f = this.flight;
+    const f = this.flight ?? this.ring();
     if (f !== null) f._push(OP_REQUEST, w.enqueuedAt, 0, w.weight, w.enqueuedAt, undefined);
     if (timeoutMs !== undefined) this.armTimeout(w, timeoutMs, timeoutMs);
     if (signal !== undefined) {
@@ -151,7 +157,8 @@ export abstract class SemaphoreCore implements PermitOwner {
       x.signal = signal;
       x.onAbort = () => this.cancel(w, abortReason(signal), "abort");
       signal.addEventListener("abort", x.onAbort, { once: true });
-      this.signalWaiters.set(signal, (this.signalWaiters.get(signal) ?? 0) + 1);
+      const bySignal = (this.signalWaiters ??= new Map());
+      bySignal.set(signal, (bySignal.get(signal) ?? 0) + 1);
     }
     // LIFO and priority may rank the newcomer first: it gets free permits now, not at the next release.
     if (this.avail > 0) this.dispatch(w.enqueuedAt);
@@ -187,7 +194,7 @@ export abstract class SemaphoreCore implements PermitOwner {
       this.detach(w, GRANTED);
       const permit = this.grant(w.weight, now, w.enqueuedAt, x?.stack);
       if (x !== undefined && x.order !== undefined) x.order.permit = permit;
-      this.waitHist.record(now - w.enqueuedAt);
+      (this.waitHist ??= new DenseHist()).record(now - w.enqueuedAt);
       w.settle(permit);
     }
   }
@@ -201,9 +208,10 @@ export abstract class SemaphoreCore implements PermitOwner {
     if (x.onAbort !== undefined) {
       const s = x.signal as AbortSignal;
       s.removeEventListener("abort", x.onAbort);
-      const n = (this.signalWaiters.get(s) as number) - 1;
-      if (n === 0) this.signalWaiters.delete(s);
-      else this.signalWaiters.set(s, n);
+      const bySignal = this.signalWaiters as Map<AbortSignal, number>;
+      const n = (bySignal.get(s) as number) - 1;
+      if (n === 0) bySignal.delete(s);
+      else bySignal.set(s, n);
     }
     if (state === CANCELLED && x.order !== undefined) x.order.dead = true;
   }
@@ -217,11 +225,11 @@ export abstract class SemaphoreCore implements PermitOwner {
   private cancel(w: Waiter, reason: unknown, why: "timeout" | "abort"): void {
     if (w.state !== WAITING) return;
     // A timer or an abort listener: no reading of this moment to reuse, and the ring needs one.
-    this.drop(w, reason, why, this.flight !== null ? (this.lastNow = performance.now()) : this.lastNow);
+    this.drop(w, reason, why, this.flightCapacity > 0 ? (this.lastNow = performance.now()) : this.lastNow);
     // Other waiters on the same aborted signal are still queued; their listeners run next, in this
     // same event dispatch, and the last one dispatches: until then they would still count as
     // waiters (adaptive mode would judge the queue's age by them).
-    if (why === "abort" && this.signalWaiters.has(w.x?.signal as AbortSignal)) return;
+    if (why === "abort" && this.signalWaiters?.has(w.x?.signal as AbortSignal) === true) return;
     // A cancelled head may have been what kept lighter waiters from free permits.
     if (this.queue.size !== 0 && this.avail > 0) this.dispatch((this.lastNow = performance.now()));
   }
@@ -231,9 +239,21 @@ export abstract class SemaphoreCore implements PermitOwner {
     this.queue.cancelled();
     if (why === "timeout") this.total.timeouts++;
     else this.total.aborts++;
-    const f = this.flight;
+    const f = this.flight ?? this.ring();
     if (f !== null) f._push(why === "timeout" ? OP_TIMEOUT : OP_ABORT, now, 0, w.weight, w.enqueuedAt, undefined);
     this.refuse(w, reason);
+  }
+
+  /** The flight recorder, made now if it is on and was never needed before; null when off. */
+  protected ring(): FlightRecorder | null {
+    if (this.flight !== null || this.flightCapacity === 0) return this.flight;
+    const f = (this.flight = new FlightRecorder(this.flightCapacity));
+    f.setHolders(() => {
+      const out = [];
+      for (let p = this.holders.head; p !== null; p = p._next) out.push({ holder: p._seq, weight: p.weight, since: p._grantedAt, stack: p._stack });
+      return out;
+    });
+    return f;
   }
 
   /** A fresh reading, kept for reuse (resize's dispatch). */
@@ -249,7 +269,7 @@ export abstract class SemaphoreCore implements PermitOwner {
    * cheap refusal) the last reading.
    */
   protected noteRefused(kind: typeof OP_REJECT | typeof OP_TIMEOUT | typeof OP_ABORT, weight: number, fresh: boolean): void {
-    const f = this.flight;
+    const f = this.flight ?? this.ring();
     if (f === null) return;
     const at = fresh ? (this.lastNow = performance.now()) : this.lastNow;
     f._push(kind, at, 0, weight, at, undefined);
@@ -258,7 +278,7 @@ export abstract class SemaphoreCore implements PermitOwner {
   private doubleRelease(p: Permit): void {
     this.total.doubleReleases++;
     const capture = captureStack(Permit.prototype.release);
-    const f = this.flight;
+    const f = this.flight ?? this.ring();
     if (f !== null) f._push(OP_DOUBLE_RELEASE, (this.lastNow = performance.now()), p._seq, p.weight, p._grantedAt, capture);
     const stack = formatStack(capture);
     emitEvent({
@@ -348,7 +368,7 @@ export abstract class SemaphoreCore implements PermitOwner {
     this.avail += p.weight;
     this.used -= p.weight;
     this.total.leaseExpiries++;
-    const f = this.flight;
+    const f = this.flight ?? this.ring();
     if (f !== null) f._push(OP_EXPIRE, now, p._seq, p.weight, p._grantedAt, undefined);
     const stack = formatStack(p._stack);
     emitEvent({

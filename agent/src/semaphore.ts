@@ -17,7 +17,8 @@ import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIME
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
-import { takeIntervalCounts, zeroCounters } from "./counters.js";
+import { emptySummary, takeIntervalCounts, zeroCounters } from "./counters.js";
+import { DenseHist } from "../../shared/histogram.js";
 import { RATE_WINDOW_GRANTS, SemaphoreCore, type SemaphoreCounters } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
 
@@ -53,7 +54,8 @@ export class Semaphore extends SemaphoreCore implements Tracked {
 
   private readonly stacks: boolean;
   private waiterSeq = 0;
-  private readonly lastSampled: SemaphoreCounters = zeroCounters();
+  /** The totals, cap and permits in use at the previous sample (made by the first one: a semaphore nobody samples never needs it). */
+  private lastSampled: (SemaphoreCounters & { cap: number; used: number }) | undefined;
 
   constructor(options: SemaphoreOptions) {
     const o = normalize(options);
@@ -66,17 +68,12 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     this.detectOrderInversions = o.detectOrderInversions;
     this.budget = o.budget;
     this.stacks = o.leakThresholdMs !== undefined;
-    this.flight?.setHolders(() => {
-      const out = [];
-      for (let p = this.holders.head; p !== null; p = p._next) out.push({ holder: p._seq, weight: p.weight, since: p._grantedAt, stack: p._stack });
-      return out;
-    });
     register(this);
   }
 
   /** The flight recorder's ring (undefined when turned off with `flightRecorder: false`). */
   get flightRecorder(): FlightRecorder | undefined {
-    return this.flight ?? undefined;
+    return this.ring() ?? undefined;
   }
 
   get permits(): number {
@@ -246,8 +243,10 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   sample(nowEpochMs: number): Sample {
     const now = performance.now();
     const head = this.holders.head;
-    this.waitHist.recordZero(this.immediateGrants);
+    if (this.immediateGrants > 0) (this.waitHist ??= new DenseHist()).recordZero(this.immediateGrants);
     this.immediateGrants = 0;
+    const waitHist = this.waitHist;
+    const holdHist = this.holdHist;
     const s: Sample = {
       id: this.id,
       cap: this.cap,
@@ -255,23 +254,50 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       available: this.avail,
       waiters: this.queue.size,
       oldestWaitMs: this.oldestWaitMs(now),
-      ...takeIntervalCounts(this.total, this.lastSampled),
-      waitMs: this.waitHist.summary(),
-      holdMs: this.holdHist.summary(),
+      ...takeIntervalCounts(this.total, (this.lastSampled ??= { ...zeroCounters(), cap: 0, used: 0 })),
+      waitMs: waitHist === null ? emptySummary() : waitHist.summary(),
+      holdMs: holdHist === null ? emptySummary() : holdHist.summary(),
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
     };
-    this.waitHist.reset();
-    this.holdHist.reset();
+    // A histogram that saw nothing this interval is let go; the next value makes a new one.
+    if (waitHist !== null) {
+      if (waitHist.count === 0) this.waitHist = null;
+      else waitHist.reset();
+    }
+    if (holdHist !== null) {
+      if (holdHist.count === 0) this.holdHist = null;
+      else holdHist.reset();
+    }
     // A quiet interval goes back to timing every hold exactly.
     if (s.acquired < RATE_WINDOW_GRANTS) {
       this.sampleMask = 0;
       this.rateCountdown = RATE_WINDOW_GRANTS;
       this.rateWindowStart = -Infinity;
     }
+    this.lastSampled.cap = this.cap;
+    this.lastSampled.used = this.used;
     if (s.available + s.inUse !== s.cap) {
       emitEvent({ t: nowEpochMs, id: this.id, type: "invariant_violation", detail: { cap: s.cap, inUse: s.inUse, available: s.available } });
     }
     return s;
+  }
+
+  /** Nothing to report since the previous sample(): see Tracked.unchangedSinceSample. */
+  unchangedSinceSample(): boolean {
+    const last = this.lastSampled;
+    if (last === undefined || this.queue.size !== 0 || last.cap !== this.cap || last.used !== this.used) return false;
+    const t = this.total;
+    if (
+      t.acquired !== last.acquired || t.released !== last.released || t.timeouts !== last.timeouts || t.rejections !== last.rejections ||
+      t.aborts !== last.aborts || t.doubleReleases !== last.doubleReleases || t.leaseExpiries !== last.leaseExpiries
+    ) {
+      return false;
+    }
+    // What a sample of a quiet interval would have done: back to timing every hold exactly.
+    this.sampleMask = 0;
+    this.rateCountdown = RATE_WINDOW_GRANTS;
+    this.rateWindowStart = -Infinity;
+    return true;
   }
 
   // ---- changing it ----
@@ -302,6 +328,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       this.refuse(w, new SemaphoreClosedError(this.name));
     }
     this.stopWatch();
+    this.flight?.release();
     unregister(this);
     forgetNode(this);
     return Promise.resolve();

@@ -6,6 +6,7 @@ import type { CaseId, Contender } from "./contenders.js";
 import type { BenchCase } from "./cases/index.js";
 import { fmt, fmtPct, fmtRatio, median, summarize, type Summary } from "./stats.js";
 import { checkTargets, type Medians } from "./targets.js";
+import type { FootprintSection } from "./footprint/index.js";
 
 /** samples[caseId][contender]: one value per round, and for timed cases the CPU share of that round. */
 export type Samples = Map<CaseId, Map<string, { values: number[]; cpuShares: number[] }>>;
@@ -18,7 +19,7 @@ const REFERENCES = ["async-sema", "floor"] as const;
 /** Names the JSON line always has, even when one was not measured (null then). */
 const JSON_CONTENDERS = ["semscope", "semscope-stacks", "async-sema", "async-mutex", "p-limit", "floor"];
 
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
@@ -45,6 +46,8 @@ export function report(
   failed: ReadonlyMap<string, string>,
   /** Contenders not run because a server they need is not installed, with why. */
   skipped: ReadonlyMap<string, string> = new Map(),
+  /** Issue 33's rows (footprint/), when they ran. */
+  footprint?: FootprintSection,
 ): string {
   const out: string[] = [];
   const summaries = new Map<CaseId, Map<string, Summary>>();
@@ -114,6 +117,7 @@ export function report(
     out.push("", `ERRORS (${failed.size} case/contender pairs not measured; exit code 1):`);
     for (const [key, message] of failed) out.push(`  ${key}: ${message}`);
   }
+  if (footprint !== undefined) out.push(footprint.text);
   out.push("", "Targets (medians):");
   for (const t of checkTargets(medians)) {
     out.push(`  ${t.pass === undefined ? "SKIP" : t.pass ? "PASS" : "FAIL"}  ${t.label}: ${t.detail}`);
@@ -127,6 +131,7 @@ export function report(
   const json: Record<string, unknown> = { bench: "agent" };
   const names = [...new Set([...JSON_CONTENDERS, ...contenders.map((k) => k.name), ...skipped.keys()])];
   for (const c of cases) json[c.id] = Object.fromEntries(names.map((n) => [n, round(c.id, med(c.id, n))]));
+  if (footprint !== undefined) json.footprint = footprint.json;
   out.push("", JSON.stringify(json));
   return out.join("\n");
 }

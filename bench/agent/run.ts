@@ -6,6 +6,7 @@ import { CONTENDERS, type BenchResource, type CaseId } from "./contenders.js";
 import { CASES as ALL_CASES, supports } from "./cases/index.js";
 import { environmentLine, report, type Samples } from "./report.js";
 import { fmt } from "./stats.js";
+import { runFootprint } from "./footprint/index.js";
 
 const config = loadConfig();
 /** The subset BENCH_CONTENDERS / BENCH_CASES asks for; an unknown name is a typo, so it stops the run. */
@@ -111,6 +112,8 @@ for (const key of failed.keys()) {
   const [caseId, name] = key.split("/") as [string, string];
   samples.get(caseId as CaseId)?.delete(name);
 }
-console.log(report(config, CASES, contenders, samples, failed, skipped));
+// Issue 33's rows (bytes per live semaphore, reporter CPU per semaphore-second): footprint/.
+const footprint = await runFootprint(config, log);
+console.log(report(config, CASES, contenders, samples, failed, skipped, footprint));
 for (const resource of running) await resource.stop();
 if (failed.size > 0) process.exitCode = 1;

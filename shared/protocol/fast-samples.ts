@@ -133,21 +133,27 @@ export type SamplesEnvelope = Omit<SamplesBatch, "items"> & { items: readonly un
 /** The batch's own fields as samplesEnvelopeSchema would return them (items unchecked), or undefined. */
 export function fastEnvelope(v: unknown): SamplesEnvelope | undefined {
   if (!plain(v)) return FAIL;
-  const { seq, t, intervalMs, items, dropped } = v;
+  const { seq, t, intervalMs, items, dropped, partial } = v;
   if (!count(seq) || !amount(t)) return FAIL;
   if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || !(intervalMs > 0)) return FAIL;
   if (dropped === undefined ? "dropped" in v : !count(dropped)) return FAIL;
+  // Optional (feature changed_only); an own key set to undefined is left to zod, as for `dropped`.
+  if (partial === undefined ? "partial" in v : partial !== "more" && partial !== "end") return FAIL;
   if (!array(items, PAYLOAD_LIMITS.maxSamplesPerBatch)) return FAIL;
-  return dropped === undefined ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped: dropped as number };
+  const env: SamplesEnvelope = dropped === undefined ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped: dropped as number };
+  if (partial !== undefined) env.partial = partial as "more" | "end";
+  return env;
 }
 
 /**
  * The batch with `items`, fields in schema order. An envelope zod checked keeps an own `dropped`
- * set to undefined (as zod returns it); one the fast path checked never has one.
+ * and `partial` set to undefined (as zod returns them); one the fast path checked never has one.
  */
 export function withItems(env: SamplesEnvelope, items: Sample[]): SamplesBatch {
-  const { seq, t, intervalMs, dropped } = env;
-  return dropped === undefined && !("dropped" in env) ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped };
+  const { seq, t, intervalMs, dropped, partial } = env;
+  const batch: SamplesBatch = dropped === undefined && !("dropped" in env) ? { seq, t, intervalMs, items } : { seq, t, intervalMs, items, dropped };
+  if (partial !== undefined || "partial" in env) batch.partial = partial;
+  return batch;
 }
 
 /**

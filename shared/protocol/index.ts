@@ -4,3 +4,4 @@ export * from "./types.js";
 export * from "./payload-limits.js";
 export * from "./schemas.js";
 export * from "./global-view.js";
+export * from "./sample-activity.js";

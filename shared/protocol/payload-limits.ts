@@ -20,6 +20,8 @@ export const PAYLOAD_LIMITS = {
   maxFlightHolders: 256,
   /** Distinct stacks in one `flight` answer: 32 × 16 KiB keeps it well inside a packet. */
   maxFlightStacks: 32,
+  /** Names in hello's optional `features`. */
+  maxFeatures: 32,
   /** Identifiers in a Sample's optional `global.holders` and `global.own` (a count says the rest). */
   maxGlobalHolders: 64,
 } as const;

@@ -68,7 +68,7 @@ export class SamplesCheck {
       this.result = { ok: false, error: describeIssues(issues) };
       return false;
     }
-    for (const i of issues) (i.path[0] === "dropped" ? this.after : this.before).push(i);
+    for (const i of issues) (i.path[0] === "dropped" || i.path[0] === "partial" ? this.after : this.before).push(i);
     this.envelope = { seq: 0, t: 0, intervalMs: 1, items: (this.data as { items: unknown[] }).items };
     return true;
   }

@@ -166,6 +166,7 @@ export const helloSchema = z.object({
   runtime: wireString(),
   agentVersion: wireString(),
   startedAt: amount(),
+  features: boundedArray(wireString(), PAYLOAD_LIMITS.maxFeatures).optional(),
 }) satisfies z.ZodType<Hello>;
 
 const OR_NULL_COUNT = "must be null or an integer >= 0";
@@ -260,6 +261,7 @@ export const samplesBatchSchema = z.object({
   intervalMs: z.number({ error: orRequired("must be finite and > 0") }).positive({ error: "must be finite and > 0" }),
   items: boundedArray(sampleSchema, PAYLOAD_LIMITS.maxSamplesPerBatch),
   dropped: count().optional(),
+  partial: z.enum(["more", "end"], { error: 'must be "more" or "end"' }).optional(),
 }) satisfies z.ZodType<SamplesBatch>;
 
 /**

@@ -25,6 +25,26 @@ export interface Hello {
   runtime: string;
   agentVersion: string;
   startedAt: number;
+  /**
+   * Optional addition: protocol features the agent can use, for the hub to accept in its ack
+   * (HUB_FEATURES). Unknown names are ignored; an older hub drops the field.
+   */
+  features?: string[];
+}
+
+/**
+ * Optional features negotiated in hello (docs/protocol.md, "Changed entries only"): the agent
+ * lists what it can do, the hub's ack lists what of it the hub accepts, and only that is used.
+ */
+export const FEATURE_CHANGED_ONLY = "changed_only";
+/** What this hub accepts. */
+export const HUB_FEATURES: readonly string[] = [FEATURE_CHANGED_ONLY];
+
+export interface HelloAck {
+  hubVersion: string;
+  serverTime: number;
+  /** Optional addition: the features of the hello this hub accepts (absent: none). */
+  features?: string[];
 }
 
 export interface SemaphoreInfo {
@@ -86,6 +106,13 @@ export interface SamplesBatch {
   items: Sample[];
   /** Batches lost (buffer overflow) since the last one sent. */
   dropped?: number;
+  /**
+   * Optional addition (feature "changed_only"): present when `items` holds only the semaphores
+   * that changed since the agent's previous batch; a registered one absent from every batch of
+   * the interval (same `t`) is unchanged. "more": another batch of this interval follows; "end":
+   * the interval's last. Absent: every tracked semaphore is in the interval's batches (v1).
+   */
+  partial?: "more" | "end";
 }
 
 export type AgentEventType =
@@ -116,7 +143,7 @@ export type AckFn<T extends object = Record<string, unknown>> = (ack: Ack<T>) =>
 
 /** socket.io typed events, agent → hub (namespace /agent). Every event carries an ack. */
 export interface AgentToHubEvents {
-  hello: (payload: Hello, ack: AckFn<{ hubVersion: string; serverTime: number }>) => void;
+  hello: (payload: Hello, ack: AckFn<HelloAck>) => void;
   register: (payload: Register, ack: AckFn) => void;
   samples: (payload: SamplesBatch, ack: AckFn<{ seq: number }>) => void;
   events: (payload: EventsBatch, ack: AckFn) => void;

@@ -40,7 +40,7 @@ const sample = fc.record(
   { requiredKeys: ["id", "cap", "inUse", "available", "waiters", "oldestWaitMs", "acquired", "released", "timeouts", "rejections", "aborts", "doubleReleases", "leaseExpiries", "waitMs", "holdMs", "longestHoldMs"] },
 );
 const batch = fc.record(
-  { seq: count, t: amount, intervalMs: amount.filter((n) => n > 0), dropped: count, items: fc.array(sample, { maxLength: 6 }) },
+  { seq: count, t: amount, intervalMs: amount.filter((n) => n > 0), dropped: count, partial: fc.constantFrom<unknown>("more", "end", "all", null), items: fc.array(sample, { maxLength: 6 }) },
   { requiredKeys: ["seq", "t", "intervalMs", "items"] },
 );
 
@@ -153,6 +153,9 @@ describe("the samples fast path against zod", () => {
     ["items not a list", { ...full(), items: { 0: item(0) } }],
     // In-process only (JSON drops it): zod checks that envelope and keeps the key.
     ["an own `dropped` set to undefined", { seq: 0, t: 0, intervalMs: 1, dropped: undefined, items: [item(0)] }],
+    ["changed entries only, and a bad `partial`", { ...full(), partial: "end" }],
+    ["an own `partial` set to undefined", { seq: 0, t: 0, intervalMs: 1, partial: undefined, items: [item(0)] }],
+    ["a `partial` that is not more or end, and a bad item", { ...full((i) => (i === 3 ? { cap: -1 } : {})), partial: "some" }],
     ["unordered histograms deep inside", full((i) => (i % 100 === 0 ? { holdMs: { ...item(0).holdMs, hist: [[5, 1], [4, 1]] } } : {}))],
   ])("full-size batches: %s", (_name, data) => {
     const expected = reference(data);

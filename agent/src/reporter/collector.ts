@@ -2,6 +2,7 @@
 // (sample() returns counts since its previous call, so a second caller would steal counts).
 // It also keeps the list the hub was told about (register) in step with what gets sampled.
 import { LIMITS, type Sample, type SemaphoreInfo } from "../../../shared/protocol/types.js";
+import { hasActivity } from "../../../shared/protocol/sample-activity.js";
 import { trackedAll, type Tracked } from "../registry.js";
 import { jsonBytes, PACKET_BUDGET_BYTES } from "./packet-split.js";
 import { sanitizeInfo, sanitizeSample, wireId } from "./sanitize.js";
@@ -9,12 +10,19 @@ import { sanitizeInfo, sanitizeSample, wireId } from "./sanitize.js";
 interface Entry {
   id: string;
   tracked: Tracked;
+  /** Whether a sample of it has been reported, and its gauges in the last one. */
+  sent: boolean;
+  cap: number;
+  inUse: number;
+  available: number;
 }
 
 export class Collector {
   private readonly extras = new Set<Tracked>();
   private entries: Entry[] = [];
+  private entryOf = new Map<Tracked, Entry>();
   private infoList: SemaphoreInfo[] = [];
+  private idSet: ReadonlySet<string> = new Set();
   private dirty = true;
   private version = 0;
   /** describe() or sample() calls that threw; the item is skipped, the agent goes on. */
@@ -58,13 +66,32 @@ export class Collector {
     return undefined;
   }
 
-  /** One interval: every listed item sampled once, made fit for the wire. */
-  collect(nowEpochMs: number): Sample[] {
+  /** Wire ids of every listed item (what an interval's batches describe, changed or not). */
+  ids(): ReadonlySet<string> {
+    this.refreshIfDirty();
+    return this.idSet;
+  }
+
+  /**
+   * One interval: every listed item sampled once, made fit for the wire. `changedOnly` (the hub
+   * accepted "changed_only"): an item with nothing new since its last reported sample is left out,
+   * without being sampled when it can say so itself (Tracked.unchangedSinceSample). Nothing new:
+   * no counts, no waiter, no `global` block, and the same cap, in use and available as last sent.
+   */
+  collect(nowEpochMs: number, changedOnly = false): Sample[] {
     this.refreshIfDirty();
     const out: Sample[] = [];
     for (const e of this.entries) {
       try {
-        out.push(sanitizeSample(e.tracked.sample(nowEpochMs), e.id));
+        const t = e.tracked;
+        if (changedOnly && e.sent && t.unchangedSinceSample?.() === true) continue;
+        const s = sanitizeSample(t.sample(nowEpochMs), e.id);
+        if (changedOnly && e.sent && quietLike(s, e)) continue;
+        e.sent = true;
+        e.cap = s.cap;
+        e.inUse = s.inUse;
+        e.available = s.available;
+        out.push(s);
       } catch {
         this.errors++;
       }
@@ -90,7 +117,8 @@ export class Collector {
           continue;
         }
         ids.add(id);
-        entries.push({ id, tracked: t });
+        // An item listed before keeps what it last reported: a new list is not new state.
+        entries.push(this.entryOf.get(t) ?? { id, tracked: t, sent: false, cap: 0, inUse: 0, available: 0 });
         infos.push(info);
       } catch {
         this.errors++;
@@ -105,8 +133,15 @@ export class Collector {
       omitted += cut;
     }
     this.entries = entries;
+    this.entryOf = new Map(entries.map((e) => [e.tracked, e]));
+    this.idSet = new Set(entries.map((e) => e.id));
     this.infoList = infos;
     this.omitted = omitted;
     this.version++;
   }
+}
+
+/** A sample that says nothing the previous one reported did not (Collector.collect). */
+function quietLike(s: Sample, last: Entry): boolean {
+  return !hasActivity(s) && s.global === undefined && s.cap === last.cap && s.inUse === last.inUse && s.available === last.available;
 }

@@ -5,7 +5,7 @@
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { PAYLOAD_LIMITS } from "../../../shared/protocol/payload-limits.js";
-import type { EventsBatch, Hello, SamplesBatch } from "../../../shared/protocol/types.js";
+import { FEATURE_CHANGED_ONLY, type EventsBatch, type Hello, type SamplesBatch } from "../../../shared/protocol/types.js";
 import pkg from "../../package.json" with { type: "json" };
 import { onEvent, onTrackedChange, type Tracked } from "../registry.js";
 import { BatchBuffer, type Outgoing } from "./batch-buffer.js";
@@ -108,6 +108,10 @@ class Reporter implements Agent {
   private droppedEvents = 0;
   private rejected = 0;
   private closing: Promise<void> | undefined;
+  /** The hub accepted "changed_only": batches carry only what changed (kept while the hub is away). */
+  private changedOnly = false;
+  /** The next interval reports every semaphore: the hub may be new, or have restarted. */
+  private fullNext = true;
   private finishClose: (() => void) | undefined;
 
   constructor(opts: ResolvedOptions) {
@@ -125,11 +129,12 @@ class Reporter implements Agent {
       runtime: `node ${process.version}`,
       agentVersion: pkg.version,
       startedAt: identity.startedAt,
+      features: [FEATURE_CHANGED_ONLY],
     };
     this.conn = new Connection(
       { url: opts.url, token: opts.token, hello },
       {
-        onReady: () => this.onReady(),
+        onReady: (features) => this.onReady(features),
         onDown: (cause) => this.onDown(cause),
         onConnectError: () => this.finishClose?.(),
         onFlightRequest: (payload) => this.flight.onRequest(payload),
@@ -285,24 +290,32 @@ class Reporter implements Agent {
     const t = Date.now();
     // Registered before the batch that first mentions a new semaphore (one socket keeps order).
     this.sendRegisterIfChanged();
-    const items = this.collector.collect(t);
-    this.exporter.update(items);
+    const partial = this.changedOnly && !this.fullNext;
+    const items = this.collector.collect(t, partial);
+    // Sent whole once a hub has it: a full interval built while away goes to whoever comes next.
+    if (!partial && this.conn.ready) this.fullNext = false;
+    const live = this.collector.ids();
+    this.exporter.update(items, live);
     // A failing SDK must not stop the interval: each bridge is contained on its own.
-    for (const b of this.otelBridges) guard(() => b.update(items));
+    for (const b of this.otelBridges) guard(() => b.update(items, live));
     const state = processState();
-    const envelope = jsonBytes({ seq: Number.MAX_SAFE_INTEGER, t, intervalMs: this.opts.intervalMs, items: [] } satisfies SamplesBatch);
+    const envelope = jsonBytes({ seq: Number.MAX_SAFE_INTEGER, t, intervalMs: this.opts.intervalMs, items: [], partial: "more" } satisfies SamplesBatch);
     const { groups } = splitIntoGroups(items, items.map(jsonBytes), envelope, PAYLOAD_LIMITS.maxSamplesPerBatch);
     // One interval may need several messages; each is its own batch with its own seq, since the
-    // hub deduplicates by (agentId, seq).
-    for (const g of groups) {
+    // hub deduplicates by (agentId, seq). Changed-only batches say which one ends the interval.
+    for (let i = 0; i < groups.length; i++) {
       const seq = state.nextSeq++;
-      this.samples.add(seq, { seq, t, intervalMs: this.opts.intervalMs, items: g.items }, g.bytes);
+      const batch: SamplesBatch = { seq, t, intervalMs: this.opts.intervalMs, items: groups[i]!.items };
+      if (partial) batch.partial = i === groups.length - 1 ? "end" : "more";
+      this.samples.add(seq, batch, groups[i]!.bytes);
     }
   }
 
   // ---- connection events ----
 
-  private onReady(): void {
+  private onReady(features: readonly string[]): void {
+    this.changedOnly = features.includes(FEATURE_CHANGED_ONLY);
+    this.fullNext = true;
     this.registeredVersion = -1;
     this.sendRegisterIfChanged();
     this.samples.pump();

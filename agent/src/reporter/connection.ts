@@ -46,7 +46,8 @@ export interface ConnectionConfig {
 }
 
 export interface ConnectionEvents {
-  onReady(): void;
+  /** Past hello; `features`: what of the hello's features the hub's ack accepted. */
+  onReady(features: readonly string[]): void;
   onDown(cause: DownCause): void;
   /** A connection attempt failed (hub unreachable, or it refused the handshake). */
   onConnectError(message: string): void;
@@ -153,7 +154,8 @@ export class Connection implements Link {
       this.phaseNow = "ready";
       this.readyCount++;
       this.backoff.reset();
-      this.events.onReady();
+      const features = (ack as { features?: unknown } | undefined)?.features;
+      this.events.onReady(Array.isArray(features) ? features.filter((f): f is string => typeof f === "string") : []);
     });
   }
 

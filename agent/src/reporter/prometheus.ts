@@ -144,7 +144,8 @@ export class PrometheusExporter {
   }
 
   /** Folds one interval's samples in; series of semaphores no longer reported disappear. */
-  update(samples: readonly Sample[]): void {
+  /** The interval's samples; with `live`, a listed id without one is unchanged (changed_only), not gone. */
+  update(samples: readonly Sample[], live?: ReadonlySet<string>): void {
     const seen = new Set<string>();
     for (const s of samples) {
       seen.add(s.id);
@@ -164,7 +165,7 @@ export class PrometheusExporter {
       series.wait.add(s.waitMs.hist);
       series.hold.add(s.holdMs.hist);
     }
-    for (const id of this.series.keys()) if (!seen.has(id)) this.series.delete(id);
+    for (const id of this.series.keys()) if (!seen.has(id) && live?.has(id) !== true) this.series.delete(id);
   }
 
   families(): Family[] {

@@ -71,11 +71,13 @@ function childExecArgv(): string[] {
   return args;
 }
 
-function measureInChild(contender: Contender, waiters: number, permits: number): Promise<number> {
+/**
+ * Runs `file` with `args` in a fresh node (the parent's loader flags, --expose-gc) and resolves to
+ * the number `field` of the JSON object on its last stdout line; `what` names it in errors.
+ */
+export function numberFromChild(file: string, args: readonly string[], field: string, what: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...childExecArgv(), CHILD, contender.name, String(waiters), String(permits)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(process.execPath, [...childExecArgv(), file, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
@@ -84,14 +86,18 @@ function measureInChild(contender: Contender, waiters: number, permits: number):
     child.on("close", (code) => {
       const last = out.trim().split("\n").at(-1) ?? "";
       try {
-        const parsed = JSON.parse(last) as { bytesPerWaiter?: unknown };
-        if (code === 0 && typeof parsed.bytesPerWaiter === "number") return resolve(parsed.bytesPerWaiter);
+        const value = (JSON.parse(last) as Record<string, unknown>)[field];
+        if (code === 0 && typeof value === "number") return resolve(value);
       } catch {
         // fall through to the error below, which shows what the child said
       }
-      reject(new Error(`memory child for ${contender.name} exited ${code}: ${(err || out).trim().slice(-2000)}`));
+      reject(new Error(`${what} exited ${code}: ${(err || out).trim().slice(-2000)}`));
     });
   });
+}
+
+function measureInChild(contender: Contender, waiters: number, permits: number): Promise<number> {
+  return numberFromChild(CHILD, [contender.name, String(waiters), String(permits)], "bytesPerWaiter", `memory child for ${contender.name}`);
 }
 
 export const memory: BenchCase = {

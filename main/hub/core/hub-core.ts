@@ -10,6 +10,7 @@ import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
 import { FlightLinks } from "./flight-links.js";
 import { AgentRegistry, type AgentRecord } from "./registry.js";
+import { QuietFill } from "./quiet-fill.js";
 
 export type { AgentRecord, SemaphoreSlot } from "./registry.js";
 
@@ -52,6 +53,8 @@ export class HubCore {
   private readonly alerts: AlertEngine;
   private readonly recorder: RecordSink | undefined;
   private readonly forgetAfterMs: number;
+  /** Changed entries only: quiet samples for semaphores an interval left out that a rule still needs. */
+  private readonly quiet = new QuietFill();
   private readonly onAlertChanges: ((changes: readonly AlertChange[]) => void) | undefined;
 
   constructor(opts: HubCoreOptions) {
@@ -106,6 +109,7 @@ export class HubCore {
     const { rec, renamed } = this.registry.hello(connection, hello);
     if (renamed) this.changes.structural();
     this.stats.accepted++;
+    this.quiet.hello(hello.agentId, hello.features);
     this.record({ r: now, k: "hello", a: hello.agentId, p: hello });
     this.applied(engine.hello(hello.agentId, hello, now), rec);
     return rec;
@@ -117,6 +121,7 @@ export class HubCore {
     this.stats.accepted++;
     this.record({ r: now, k: "register", a: rec.agentId, p: reg });
     this.registry.register(rec, reg.semaphores.map((s) => s.id));
+    this.quiet.keepOnly(rec.agentId, rec.ids);
     for (const id of rec.ids) this.changes.key(rec.keys.key(id));
     this.changes.structural();
     this.applied(engine.register(rec.agentId, reg.semaphores, now), rec);
@@ -134,17 +139,18 @@ export class HubCore {
    * Accepts (dedupe, the semaphore limit, the recording) a batch and returns the job that stores
    * it; until that job is done, other inputs for the same service wait for it or finish it.
    */
-  startSamples(rec: AgentRecord, batch: SamplesBatch): SamplesStart {
+  startSamples(rec: AgentRecord, sent: SamplesBatch): SamplesStart {
     // Not the deferred stores: a batch deferred too is stored after them, in order, and one
     // stored now stores them first (StoreJob.step).
     this.ingest.settleSliced(rec.service);
-    if (rec.seqs.has(batch.seq)) {
+    if (rec.seqs.has(sent.seq)) {
       this.stats.duplicates++;
       this.touch(rec);
       return { ok: true, duplicate: true };
     }
-    const refusal = this.registry.overSemaphoreLimit(rec, batch.items);
+    const refusal = this.registry.overSemaphoreLimit(rec, sent.items);
     if (refusal !== null) return { ok: false, error: refusal };
+    const batch = this.quiet.complete(rec.agentId, sent, (id) => rec.keys.key(id), this.alerts.thresholds);
     const now = this.now();
     this.stats.accepted++;
     this.record({ r: now, k: "samples", a: rec.agentId, p: batch });
@@ -220,6 +226,7 @@ export class HubCore {
   forget(rec: AgentRecord, now: number): void {
     const engine = this.ingest.settled();
     this.record({ r: now, k: "forget", a: rec.agentId });
+    this.quiet.forget(rec.agentId);
     this.applied(engine.forget(rec.agentId, now));
     for (const key of this.registry.remove(rec)) this.history.delete(key);
     this.changes.agentRemoved(rec.agentId);
@@ -292,6 +299,7 @@ export class HubCore {
   private applied(changes: AlertChange[], rec?: AgentRecord): void {
     if (rec !== undefined) this.changes.agent(rec.agentId);
     if (changes.length === 0) return;
+    this.quiet.onAlerts(changes);
     this.alertsChanged(changes);
     const more = this.evidence.onChanges(changes);
     if (more.length > 0) this.alertsChanged(more);

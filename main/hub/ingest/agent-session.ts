@@ -2,7 +2,7 @@
 // one answer (the ack), and every refusal is counted; nothing here throws or waits. The rate is
 // checked as a message arrives (admit); the rest runs when the scheduler (agent-scheduler.ts)
 // gets to it (process), and a samples batch runs as a Job the scheduler steps through in slices.
-import { agentPayloadSchemas, parsePayload, type Ack, type AgentToHubEvents, type FlightRequest } from "../../../shared/protocol/index.js";
+import { agentPayloadSchemas, HUB_FEATURES, parsePayload, type Ack, type AgentToHubEvents, type FlightRequest } from "../../../shared/protocol/index.js";
 import { SamplesCheck } from "../../../shared/protocol/samples-check.js";
 import type { AgentRecord, HubCore } from "../core/hub-core.js";
 import { StoreJob } from "./store-pipeline.js";
@@ -195,7 +195,9 @@ export class AgentSession {
     }
     this.rec = this.core.hello(this.connection, p.value);
     if (this.emitFlight !== undefined) this.core.flightLinks.bind(this.rec.agentId, this.connection, this.emitFlight);
-    return { ok: true, hubVersion: this.core.version, serverTime: this.core.now() };
+    // Optional features: the ack names those of the agent's it accepts (absent: none).
+    const features = p.value.features?.filter((f) => HUB_FEATURES.includes(f));
+    return { ok: true, hubVersion: this.core.version, serverTime: this.core.now(), ...(features !== undefined && features.length > 0 ? { features } : {}) };
   }
 
   private refuse(error: string, touch: boolean): Ack {

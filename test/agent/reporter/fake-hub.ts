@@ -37,6 +37,8 @@ export interface FakeHubOptions {
    * bytes: what a proxy with a smaller limit in front of the hub would do.
    */
   closeTransportOver?: number;
+  /** Features its hello ack accepts (as a hub that has them); absent: none, as an older hub. */
+  features?: string[];
   /** Refuse a valid message with ok:false and this reason (to test how refusals are handled). */
   refuse?: (event: AgentEventName, payload: unknown) => string | undefined;
 }
@@ -115,7 +117,7 @@ export class FakeHub {
           switch (event) {
             case "hello":
               agentId = (payload as { agentId: string }).agentId;
-              return reply({ ok: true, hubVersion: "fake-hub", serverTime: Date.now() });
+              return reply({ ok: true, hubVersion: "fake-hub", serverTime: Date.now(), ...(this.options.features !== undefined ? { features: this.options.features } : {}) });
             case "register":
               this.registers.push(payload as Register);
               return reply({ ok: true });
