@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState } from "react";
 import type { Alert } from "../../../shared/protocol/types.js";
 import { useApp, useChannel, useMutesVersion } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
-import { RULE_LABEL } from "../logic/alert-target.js";
+import { compareAlerts, RULE_LABEL } from "../logic/alert-target.js";
 import { fmtAgo, fmtWhen } from "../logic/format.js";
 import type { AlertsTab } from "../logic/route.js";
 import { openAlert, targetLabel } from "./alert-actions.js";
@@ -25,7 +25,10 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
   const { store, mutes, navigate } = app;
   const av = useChannel("alerts");
   const mv = useMutesVersion();
-  const [selected, setSelected] = useState<string | null>(selectedId ?? null);
+  // The selection belongs to the tab it was made in: another tab starts from its own first alert.
+  const [picked, setPicked] = useState<{ tab: AlertsTab; id: string | null }>({ tab, id: selectedId ?? null });
+  const selected = picked.tab === tab ? picked.id : null;
+  const setSelected = (id: string) => setPicked({ tab, id });
   // Re-render the "3m ago" labels now and then.
   const [, setClock] = useState(0);
   useEffect(() => {
@@ -43,9 +46,16 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
     return { active, history: store.alertList(), muted, rules: [] as Alert[] };
     // av, mv: versions of the alerts and the mutes.
   }, [store, mutes, av, mv]);
-  const list = lists[tab];
+  // The selection is pinned: an alert that resolves (or is muted) while selected stays in the
+  // list, shown resolved, so the buttons beside it never change target under the cursor.
+  const pinned = selected === null ? undefined : store.alert(selected);
+  const list = useMemo(() => withPinned(lists[tab], tab === "rules" ? undefined : pinned), [lists, tab, pinned]);
   const index = list.findIndex((a) => a.id === selected);
   const current = index >= 0 ? list[index] : list[0];
+  // Nothing chosen yet: pin what is shown, so a new alert arriving on top does not replace it.
+  useEffect(() => {
+    if (current !== undefined && current.id !== selected) setPicked({ tab, id: current.id });
+  }, [current, selected, tab]);
 
   useKeyHandler((e) => {
     if (tab === "rules") return false;
@@ -108,7 +118,7 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
                     <span className="mono small" title={new Date(a.raisedAt).toLocaleString()}>
                       {fmtWhen(a.raisedAt, now)}
                     </span>
-                    <span className="muted small">{a.resolvedAt === null ? fmtAgo(a.raisedAt, now) : "resolved"}</span>
+                    <span className="muted small" data-testid={a.resolvedAt === null ? undefined : "resolved-tag"}>{a.resolvedAt === null ? fmtAgo(a.raisedAt, now) : "resolved"}</span>
                     <span className="alert-flags">
                       {a.acknowledged && <span className="tag tag-muted">ack</span>}
                       {mutedUntil !== null && <span className="tag tag-muted">muted</span>}
@@ -123,4 +133,13 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
       )}
     </section>
   );
+}
+
+/** `list` with the pinned alert kept in its place (lists are newest first) when it left the list. */
+export function withPinned(list: Alert[], pinned: Alert | undefined): Alert[] {
+  if (pinned === undefined || list.some((a) => a.id === pinned.id)) return list;
+  const out = [...list];
+  const at = out.findIndex((a) => compareAlerts(pinned, a) < 0);
+  out.splice(at < 0 ? out.length : at, 0, pinned);
+  return out;
 }
