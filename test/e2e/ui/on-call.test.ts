@@ -69,4 +69,21 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(after.filter((a) => a.acknowledged).map((a) => a.id)).toEqual([target.id]);
     expect(browser.errors).toEqual([]);
   }, 45_000);
+
+  it("names the convoy alert's cause and N in the Little's-law panel at the alert's moment", async () => {
+    const withDiagnosis = (l: Alert[]) => l.find((a) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments") && a.evidence?.diagnosis !== undefined);
+    const convoy = withDiagnosis(await until("the convoy's diagnosis", () => pageAlerts(page), (l) => withDiagnosis(l) !== undefined, 20_000)) as Alert;
+    const key = convoy.key;
+    const diagnosis = convoy.evidence?.diagnosis as { cause: string; headline: string; numbers: { neededN: number | null }; incident: { to: number } };
+
+    // The detail view at the moment the diagnosis read up to.
+    await page.evaluate(([k, at]) => (location.hash = `#/s/${encodeURIComponent(k)}?at=${at}`), [key, String(diagnosis.incident.to)] as const);
+    await page.getByTestId("detail").waitFor();
+    const verdict = page.getByTestId("littles-verdict");
+    await until("the panel's verdict", () => verdict.getAttribute("data-cause"), (c) => c !== null, 10_000);
+    expect(await verdict.getAttribute("data-cause")).toBe(diagnosis.cause);
+    expect(await page.getByTestId("littles-needed-n").textContent()).toBe(diagnosis.numbers.neededN === null ? "—" : String(diagnosis.numbers.neededN));
+    // Its headline is the alert diagnosis's, word for word (the fix and its N with it).
+    expect(await verdict.locator("strong").textContent()).toContain(diagnosis.headline);
+  }, 45_000);
 });
