@@ -1,6 +1,8 @@
 // The overview's filter box: words that must all match (service, instance, name, id or kind),
 // `field:value` to aim at one field, `-word` to exclude, and numeric tests on the live values
 // (`util>80`, `waiters>0`, `wait>=100`). Parsed once per keystroke, matched per row.
+import type { AlertRule } from "../../../shared/protocol/types.js";
+import { ruleMatches } from "./row-alerts.js";
 import type { DisplayStatus } from "./status.js";
 
 export interface Filterable {
@@ -100,11 +102,17 @@ function compare(a: number, op: Op, b: number): boolean {
   }
 }
 
-function textMatch(item: Filterable, field: TextField, value: string): boolean {
+/** A row's active alert rules, for `is:<rule>` (and `is:problem`, which an alert makes). */
+export type RulesOf<T extends Filterable = Filterable> = (item: T) => readonly AlertRule[] | undefined;
+
+function textMatch<T extends Filterable>(item: T, field: TextField, value: string, rulesOf?: RulesOf<T>): boolean {
   switch (field) {
-    case "status":
-      // "is:problem" is everything not ok.
-      return value === "problem" ? item.status !== "ok" : item.status.startsWith(value);
+    case "status": {
+      const rules = rulesOf?.(item);
+      // "is:problem" is everything not ok, or with an alert firing.
+      if (value === "problem") return item.status !== "ok" || (rules !== undefined && rules.length > 0);
+      return item.status.startsWith(value) || (rules?.some((r) => ruleMatches(r, value)) ?? false);
+    }
     case "any":
       return (
         item.name.toLowerCase().includes(value) ||
@@ -118,14 +126,14 @@ function textMatch(item: Filterable, field: TextField, value: string): boolean {
   }
 }
 
-export function matchesFilter(item: Filterable, filter: ParsedFilter): boolean {
+export function matchesFilter<T extends Filterable>(item: T, filter: ParsedFilter, rulesOf?: RulesOf<T>): boolean {
   for (const term of filter.terms) {
     let hit: boolean;
     if (term.type === "num") {
       const v = term.field === "util" ? item.util : term.field === "waiters" ? item.waiters : item.waitP99;
       hit = compare(v, term.op, term.value);
     } else {
-      hit = textMatch(item, term.field, term.value);
+      hit = textMatch(item, term.field, term.value, rulesOf);
     }
     if (hit === term.negate) return false;
   }
@@ -139,6 +147,11 @@ export function matchesChip(status: DisplayStatus, chip: StatusChip): boolean {
   if (chip === "all") return true;
   if (chip === "problems") return status !== "ok";
   return status === chip;
+}
+
+/** A filter on status (`is:`) changes with the alerts. */
+export function filterReadsStatus(f: ParsedFilter): boolean {
+  return f.terms.some((t) => t.type === "text" && t.field === "status");
 }
 
 /** A filter on live numbers (util>80) can change which rows show with every delta. */

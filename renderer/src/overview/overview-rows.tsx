@@ -4,12 +4,13 @@
 // only when its structure does (logic/tree.ts, FleetStore's "structure" channel).
 import { memo, useCallback, useSyncExternalStore } from "react";
 import { useApp } from "../app/context.js";
-import { Icon, StatusBadge, StatusDot, UtilBar } from "../app/widgets.js";
+import { Icon, RowStatus, StatusDot, UtilBar } from "../app/widgets.js";
 import { fmtCount, fmtDuration } from "../logic/format.js";
 import type { SemaphoreItem } from "../logic/overview-item.js";
 import { SORT_LABEL, type SortKey, type SortSpec } from "../logic/sorting.js";
 import type { InstanceRow, ServiceRow } from "../logic/tree.js";
 import type { SparklinePainter } from "./sparkline-painter.js";
+import { useRowAlerts } from "./use-row-alerts.js";
 
 export const ROW_HEIGHT = 34;
 
@@ -94,11 +95,12 @@ function useItem(initial: SemaphoreItem): SemaphoreItem {
 export const SemaphoreRowView = memo(function SemaphoreRowView({ initial, selected, indent, painter, onOpen }: SemRowProps) {
   const item = useItem(initial);
   const key = item.key;
+  const alerts = useRowAlerts(key);
   // The painter puts a (pooled) canvas in this holder: React never owns the canvas itself.
   const sparkRef = useCallback((el: HTMLElement | null) => painter.attach(key, el), [painter, key]);
   return (
     <div
-      className={`grid-row sem-row ${selected ? "selected" : ""} row-${item.status}`}
+      className={`grid-row sem-row ${selected ? "selected" : ""} row-${item.status} ${alerts !== undefined ? `row-sev-${alerts.worst}` : ""}`}
       role="row"
       aria-selected={selected}
       data-key={key}
@@ -110,7 +112,7 @@ export const SemaphoreRowView = memo(function SemaphoreRowView({ initial, select
         {indent ? <span className="muted small kind">{item.kind}</span> : <span className="muted small">{item.service}/{item.instance}</span>}
       </span>
       <span className="c-status">
-        <StatusBadge status={item.status} />
+        <RowStatus status={item.status} alerts={alerts} />
       </span>
       <span className="c-util">
         <UtilBar inUse={item.inUse} cap={item.cap} />

@@ -3,10 +3,10 @@
 // semaphores render only the rows on screen; arrows/j/k move, Enter opens, ←/→ fold groups.
 import "./overview.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { useApp, useChannel } from "../app/context.js";
+import { useApp, useChannel, useStoreValue } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
 import { useColorScheme } from "../app/theme.js";
-import { filterIsLive, matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
+import { filterIsLive, filterReadsStatus, matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
 import { nextSort, sortIsLive, type SortKey, type SortSpec } from "../logic/sorting.js";
 import { countStatuses } from "../logic/status.js";
 import { buildFlatRows, buildRows, type OverviewRow } from "../logic/tree.js";
@@ -14,6 +14,7 @@ import { ListToolbar } from "./list-toolbar.js";
 import { savePrefs, semaphoreMemory as memory } from "./overview-memory.js";
 import { ColumnHeader, InstanceRowView, ROW_HEIGHT, SemaphoreRowView, ServiceRowView } from "./overview-rows.js";
 import { SparklinePainter } from "./sparkline-painter.js";
+import { rowAlertsOf } from "./use-row-alerts.js";
 import { VirtualList } from "./virtual-list.js";
 
 let filterInput: HTMLInputElement | null = null;
@@ -61,7 +62,12 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
   // semaphore came, went or changed status); by a live number, with every delta.
   const liveStructure = sortIsLive(sort.key) || filterIsLive(parsed);
   const version = useChannel(liveStructure ? "semaphores" : "structure");
-  const matching = useMemo(() => store.itemList().filter((it) => matchesFilter(it, parsed)), [store, version, parsed]);
+  // `is:<rule>` reads the alerts: the rows it picks change with them.
+  const alertsVersion = useStoreValue("alerts", () => (filterReadsStatus(parsed) ? store.version("alerts") : 0));
+  const matching = useMemo(() => {
+    const index = rowAlertsOf(store);
+    return store.itemList().filter((it) => matchesFilter(it, parsed, (x) => index.get(x.key)?.rules));
+  }, [store, version, parsed, alertsVersion]);
   const counts = useMemo(() => countStatuses(matching.map((it) => it.status)), [matching]);
   const [rows, shownCount] = useMemo((): [OverviewRow[], number] => {
     const shown = chip === "all" ? matching : matching.filter((it) => matchesChip(it.status, chip));

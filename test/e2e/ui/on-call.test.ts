@@ -86,4 +86,30 @@ describe("on call in the browser (web mode, real agents)", () => {
     // Its headline is the alert diagnosis's, word for word (the fix and its N with it).
     expect(await verdict.locator("strong").textContent()).toContain(diagnosis.headline);
   }, 45_000);
+
+  it("badges every active rule on its semaphore and fleet rows, and filters on it with is:<rule>", async () => {
+    await page.getByRole("button", { name: "Semaphores" }).click();
+    await page.getByTestId("overview").waitFor();
+    await until("the double release", () => pageAlerts(page), (l) => l.some((a) => a.rule === "double_release" && a.resolvedAt === null), 15_000);
+    const row = page.locator('.sem-row[data-key^="fx/fx-1/fx-rates"]').first();
+    await until("the fx row's alerts", () => row.locator(".row-status").getAttribute("data-alerts"), (a) => (a ?? "").includes("double_release"), 10_000);
+    // Not a green OK: the badge names the rule, coloured by its severity.
+    expect(await row.locator(".badge").first().textContent()).toBe("Double release");
+    expect(await row.locator(".row-status").getAttribute("data-severity")).toBe("warning");
+    // The convoy row carries its convoy, and the leak still badges billing's pool.
+    expect(await page.locator('.sem-row[data-key^="checkout/web-1/payments"] .row-status').first().getAttribute("data-alerts")).toContain("convoy");
+
+    await page.getByTestId("filter").fill("is:double-release");
+    await until("only the fx row", () => page.locator(".sem-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key"))), (keys) => keys.length === 1 && (keys[0] ?? "").startsWith("fx/fx-1/"), 5000);
+    await page.getByTestId("filter").fill("");
+
+    // The fleet row of fx-rates carries its replica's alert too.
+    await page.getByRole("button", { name: "Fleet" }).click();
+    const fleetRow = page.locator('.sem-row[data-key="fx/fx-rates"]');
+    await until("the fleet row's alerts", () => fleetRow.locator(".row-status").getAttribute("data-alerts"), (a) => (a ?? "").includes("double_release"), 10_000);
+    await page.getByTestId("filter").fill("is:double_release");
+    await until("only the fx fleet row", () => page.locator(".sem-row").count(), (n) => n === 1, 5000);
+    await page.getByTestId("filter").fill("");
+    expect(browser.errors).toEqual([]);
+  }, 45_000);
 });
