@@ -5,7 +5,7 @@ import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { fmtClock, fmtCount, fmtDuration, fmtRate, fmtTimeTick } from "../logic/format.js";
-import type { ChartFeed, ChartSpec, Unit } from "./chart-spec.js";
+import type { ChartFeed, ChartSpec, Marker, Unit } from "./chart-spec.js";
 import { chartColors, cssVar, withAlpha } from "./chart-theme.js";
 import { keepChart, schemeIsDark, takeChart, type ChartBinding } from "./chart-pool.js";
 import { cancelFrame, claimHeavyWork, scheduleFrame } from "./frame-scheduler.js";
@@ -39,6 +39,71 @@ function showLatest(u: uPlot): void {
   if (n > 0) u.setLegend({ idx: n - 1 }, false);
 }
 
+/** Each plot's tooltip, and whether the pointer is over that plot (synced charts move their cursors too). */
+const tips = new WeakMap<uPlot, { el: HTMLDivElement; hovered: boolean }>();
+
+function attachTip(u: uPlot): void {
+  const el = document.createElement("div");
+  el.className = "chart-tip";
+  el.hidden = true;
+  u.over.appendChild(el);
+  const tip = { el, hovered: false };
+  tips.set(u, tip);
+  u.over.addEventListener("mouseenter", () => (tip.hovered = true));
+  u.over.addEventListener("mouseleave", () => {
+    tip.hovered = false;
+    el.hidden = true;
+  });
+}
+
+/** Markers within this many CSS pixels of the cursor are named in the tooltip. */
+const MARKER_HOVER_PX = 6;
+
+/**
+ * The tooltip at the cursor, on the chart under the pointer only: the time, each shown series'
+ * value, and the alerts whose markers are under the cursor (their hover text).
+ */
+function updateTip(u: uPlot, spec: ChartSpec, colors: readonly string[], markers: readonly Marker[]): void {
+  const tip = tips.get(u);
+  const idx = u.cursor.idx;
+  const left = u.cursor.left ?? -1;
+  const top = u.cursor.top ?? -1;
+  if (tip === undefined) return;
+  if (!tip.hovered || idx === null || idx === undefined || left < 0) {
+    tip.el.hidden = true;
+    return;
+  }
+  const lines: [string, string, string | null][] = [["", fmtClock(u.data[0][idx]), null]];
+  for (const m of markers) {
+    if (Math.abs(u.valToPos(m.t, "x") - left) <= MARKER_HOVER_PX) lines.push(["", m.title ?? m.label, "marker"]);
+  }
+  spec.series.forEach((s, i) => {
+    const series = u.series[i + 1];
+    if (series.show === false) return;
+    const unit = s.unit ?? (s.scale === "y2" ? (spec.y2 ?? spec.y) : spec.y);
+    lines.push([s.label, fmtValue(unit, u.data[i + 1][idx]), colors[i]]);
+  });
+  tip.el.replaceChildren(
+    ...lines.map(([label, value, color]) => {
+      const row = document.createElement("div");
+      row.className = color === "marker" ? "tip-marker" : "tip-row";
+      if (color !== null && color !== "marker") {
+        const dot = document.createElement("span");
+        dot.className = "tip-dot";
+        dot.style.background = color;
+        row.append(dot);
+      }
+      row.append(label === "" ? value : `${label} ${value}`);
+      return row;
+    }),
+  );
+  tip.el.hidden = false;
+  // Beside the cursor, flipped to its left near the right edge.
+  const w = tip.el.offsetWidth;
+  const x = left + 12 + w > u.over.clientWidth ? left - 12 - w : left + 12;
+  tip.el.style.transform = `translate(${Math.max(0, x)}px, ${Math.max(0, Math.min(top + 12, u.over.clientHeight - tip.el.offsetHeight))}px)`;
+}
+
 /** Options whose hooks read the feed through `bound`, so a kept chart can serve another view. */
 function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot.Options {
   const c = chartColors();
@@ -53,11 +118,14 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
     grid: side === 3 ? { stroke: c.grid, width: 1 } : { show: false },
     ticks: { show: false },
     values: axisValues(unit),
+    // Counts are whole: no tick at 0.5 or 1.5 permits.
+    ...(unit === "count" ? { incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000] } : {}),
   });
+  const colors = spec.series.map((s) => cssVar(s.color));
   const series: uPlot.Series[] = [
     { label: "Time", value: (_u, v) => (v === null ? "—" : fmtClock(v)) },
-    ...spec.series.map((s): uPlot.Series => {
-      const color = cssVar(s.color);
+    ...spec.series.map((s, i): uPlot.Series => {
+      const color = colors[i];
       const unit = s.unit ?? (s.scale === "y2" ? (spec.y2 ?? spec.y) : spec.y);
       return {
         label: s.label,
@@ -99,15 +167,19 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
       y: { range: yRange },
       ...(spec.y2 !== undefined ? { y2: { range: yRange } } : {}),
     },
-    legend: { show: true, live: true },
+    // A marker in each series' colour (the stylesheet draws markers as bars, without uPlot's
+    // border, which is where a line series had its colour); clicking an entry toggles its series.
+    legend: { show: true, live: true, markers: { width: 0, fill: (_u, i) => (i > 0 ? colors[i - 1] : "transparent") } },
     cursor: { sync: { key: "semscope-detail" }, drag: { x: false, y: false }, points: { size: 6 } },
     padding: [10, 18, 0, 0],
     hooks: {
+      init: [(u) => attachTip(u)],
       // Away from the cursor, the legend reads the latest point: a live readout, not dashes.
       setCursor: [
         (u) => {
           // uPlot sets the cursor while it is still being built: too early for setLegend.
           if (bound.ready && (u.cursor.idx === null || u.cursor.idx === undefined)) showLatest(u);
+          updateTip(u, spec, colors, bound.feed.markers());
         },
       ],
       draw: [
@@ -235,6 +307,11 @@ export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) =
     idle(next);
   };
   idle(next);
+}
+
+/** What an axis counts, in its unit: "permits", "per second", "duration (ms · s)". */
+export function axisUnit(label: string, unit: Unit): string {
+  return unit === "ms" ? `${label} (ms · s)` : label;
 }
 
 export interface UplotChartProps {

@@ -9,7 +9,7 @@ import { useColorScheme } from "../app/theme.js";
 import { Icon, StatusBadge } from "../app/widgets.js";
 import type { Marker } from "../charts/chart-spec.js";
 import { DetailFeed, type DetailTarget } from "../data/detail-feed.js";
-import { alertTarget } from "../logic/alert-target.js";
+import { alertTarget, RULE_LABEL } from "../logic/alert-target.js";
 import { fmtClock, fmtWhen } from "../logic/format.js";
 import { displayStatus, type DisplayStatus } from "../logic/status.js";
 import { DEFAULT_WINDOW, WINDOWS, windowMs, type WindowId } from "../logic/time-window.js";
@@ -82,7 +82,7 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
 
   // The alert marker(s): the pinned moment, and every alert of this target raised in view.
   useEffect(() => {
-    const markers: Marker[] = alerts.map((a) => ({ t: a.raisedAt, label: a.rule.replace("_", " ") }));
+    const markers: Marker[] = alerts.map((a) => ({ t: a.raisedAt, label: a.rule.replace("_", " "), title: `${RULE_LABEL[a.rule]} raised ${fmtClock(a.raisedAt)}: ${a.message}` }));
     if (at !== undefined && !alerts.some((a) => a.raisedAt === at)) markers.push({ t: at, label: "alert" });
     feed.setMarkers(markers);
   }, [feed, alerts, at]);

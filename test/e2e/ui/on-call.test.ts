@@ -112,4 +112,55 @@ describe("on call in the browser (web mode, real agents)", () => {
     await page.getByTestId("filter").fill("");
     expect(browser.errors).toEqual([]);
   }, 45_000);
+
+  it("draws chart legends with markers of distinct colours that toggle their series, units on the axes, and a tooltip at the cursor naming alerts", async () => {
+    const isConvoy = (a: Alert) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments");
+    const convoy = (await until("the convoy", () => pageAlerts(page), (l) => l.some(isConvoy), 20_000)).find(isConvoy) as Alert;
+    await page.evaluate((k) => (location.hash = `#/s/${encodeURIComponent(k)}`), convoy.key);
+    await page.getByTestId("detail").waitFor();
+    const card = (id: string) => page.locator(`[data-chart="${id}"]`);
+    await until("the charts drawn", () => card("throughput").locator(".u-legend .u-series").count(), (n) => n === 5, 10_000);
+    const markerColours = (id: string) =>
+      card(id)
+        .locator(".u-legend .u-series")
+        .evaluateAll((rows) => rows.slice(1).map((r) => getComputedStyle(r.querySelector(".u-marker") as Element).backgroundColor));
+    for (const id of ["permits", "queue", "latency", "throughput"]) {
+      const colours = await markerColours(id);
+      // Every entry has a visible marker, and no two in a chart share a colour.
+      expect(colours.every((c) => c !== "" && c !== "transparent" && c !== "rgba(0, 0, 0, 0)"), `${id}: ${colours.join(", ")}`).toBe(true);
+      expect(new Set(colours).size, `${id}: ${colours.join(", ")}`).toBe(colours.length);
+    }
+    // The axes say what they count.
+    expect(await card("latency").getByTestId("axis-unit-y").textContent()).toContain("ms");
+    expect(await card("throughput").getByTestId("axis-unit-y").textContent()).toBe("per second");
+    expect(await card("permits").getByTestId("axis-unit-y").textContent()).toBe("permits");
+    expect(await card("queue").getByTestId("axis-unit-y2").textContent()).toContain("oldest wait");
+
+    // A click on a legend entry hides its series, a second shows it again.
+    const p50 = card("latency").locator(".u-legend .u-series", { hasText: "wait p50" });
+    await p50.click();
+    await until("wait p50 hidden", () => p50.getAttribute("class"), (c) => (c ?? "").includes("u-off"), 3000);
+    await p50.click();
+    await until("wait p50 shown", () => p50.getAttribute("class"), (c) => !(c ?? "").includes("u-off"), 3000);
+
+    // The tooltip follows the cursor, on the chart under it.
+    const over = card("permits").locator(".u-over");
+    const box = (await over.boundingBox()) as { x: number; y: number; width: number; height: number };
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const tip = card("permits").locator(".chart-tip");
+    await until("the tooltip", () => tip.isVisible(), (v) => v, 3000);
+    expect(await tip.textContent()).toContain("in use");
+    const tipBox = (await tip.boundingBox()) as { x: number; y: number };
+    expect(Math.abs(tipBox.x - (box.x + box.width / 2))).toBeLessThan(box.width / 2);
+    expect(await card("latency").locator(".chart-tip").isVisible()).toBe(false);
+    // Across the chart, the convoy's marker is named where the cursor crosses it.
+    let named = "";
+    for (let x = 1; x < box.width && named === ""; x += 3) {
+      await page.mouse.move(box.x + x, box.y + box.height / 2);
+      if ((await tip.locator(".tip-marker").count()) > 0) named = (await tip.locator(".tip-marker").first().textContent()) ?? "";
+    }
+    expect(named).toContain("Convoy raised");
+    await page.mouse.move(0, 0);
+    expect(browser.errors).toEqual([]);
+  }, 60_000);
 });
