@@ -163,4 +163,21 @@ describe("on call in the browser (web mode, real agents)", () => {
     await page.mouse.move(0, 0);
     expect(browser.errors).toEqual([]);
   }, 60_000);
+
+  it("gives Enter to the selected row, not to the toggle clicked a moment ago", async () => {
+    await page.getByRole("button", { name: "Semaphores" }).click();
+    await page.getByTestId("overview").waitFor();
+    const flat = page.getByRole("radio", { name: "Flat" });
+    await flat.click();
+    await page.keyboard.press("ArrowDown");
+    const selected = page.locator(".sem-row.selected");
+    await until("a selected row", () => selected.count(), (n) => n === 1, 3000);
+    const key = (await selected.getAttribute("data-key")) as string;
+    // A mouse click leaves the toggle focused: Enter must still open the row.
+    await page.getByRole("radio", { name: "By service" }).click();
+    await until("still selected", () => page.locator(`.sem-row.selected[data-key="${key}"]`).count(), (n) => n === 1, 3000);
+    await page.keyboard.press("Enter");
+    await page.getByTestId("detail").waitFor({ timeout: 5000 });
+    expect(decodeURIComponent(await page.evaluate(() => location.hash))).toContain(key);
+  }, 30_000);
 });
