@@ -28,13 +28,31 @@ function useSampleSeconds(t: number | null | undefined): number {
   return seen.current.sec;
 }
 
-export function StatStrip({ semKey, fleet }: { semKey: string; fleet: UiFleetEntry | undefined }) {
-  const sem = useSemaphore(semKey);
+/** `value` while `frozen` is false; the value it had when it turned true, while it stays true. */
+export function useFrozen<T>(value: T, frozen: boolean): T {
+  const held = useRef(value);
+  if (!frozen) held.current = value;
+  return held.current;
+}
+
+export interface StatStripProps {
+  semKey: string;
+  fleet: UiFleetEntry | undefined;
+  /** Paused: the numbers stay as they were, like the charts. */
+  frozen: boolean;
+  /** Its agent is gone: the last numbers it sent, greyed. */
+  stale: boolean;
+}
+
+export function StatStrip({ semKey, fleet: liveFleet, frozen, stale }: StatStripProps) {
+  const sem = useFrozen(useSemaphore(semKey), frozen);
+  const fleet = useFrozen(liveFleet, frozen);
   const sec = useSampleSeconds(sem?.t);
+  const cls = `stats ${frozen ? "stats-frozen" : ""} ${stale ? "stats-stale" : ""}`;
   if (sem !== undefined) {
     const s = sem.last;
     return (
-      <div className="stats" data-testid="stats">
+      <div className={cls} data-testid="stats" data-frozen={frozen}>
         <div className="stat stat-wide">
           <span className="stat-label">In use</span>
           <span className="stat-value mono">
@@ -56,7 +74,7 @@ export function StatStrip({ semKey, fleet }: { semKey: string; fleet: UiFleetEnt
   }
   if (fleet !== undefined) {
     return (
-      <div className="stats" data-testid="stats">
+      <div className={cls} data-testid="stats" data-frozen={frozen}>
         <div className="stat stat-wide">
           <span className="stat-label">In use (Σ replicas)</span>
           <span className="stat-value mono">

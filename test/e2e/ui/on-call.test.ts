@@ -164,6 +164,32 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 60_000);
 
+  it("freezes the stat strip and the status badge with the charts on pause", async () => {
+    const isDb = (k: string) => k.startsWith("checkout/web-1/db");
+    const key = await page.evaluate(() => (window as unknown as { __semscope: { store: { itemList(): { key: string }[] } } }).__semscope.store.itemList().map((i) => i.key));
+    const dbKey = key.find(isDb) as string;
+    await page.evaluate((k) => (location.hash = `#/s/${encodeURIComponent(k)}`), dbKey);
+    await page.getByTestId("detail").waitFor();
+    await until("live", () => page.getByTestId("live-state").textContent(), (t) => (t ?? "").includes("Live"), 10_000);
+    const strip = page.getByTestId("stats");
+    // Live, the strip moves (the pool's use changes every interval).
+    const first = await strip.textContent();
+    await until("the strip to move", () => strip.textContent(), (t) => t !== first, 5000);
+
+    await page.getByTestId("pause").click();
+    await until("paused", () => page.getByTestId("live-state").textContent(), (t) => (t ?? "").includes("Paused"), 3000);
+    const frozen = { strip: await strip.textContent(), badge: await page.locator(".detail-title h1 .badge").textContent() };
+    const t0 = await page.evaluate((k) => (window as unknown as { __semscope: { store: { semaphore(k: string): { t: number | null } | undefined } } }).__semscope.store.semaphore(k)?.t ?? 0, dbKey);
+    await new Promise((r) => setTimeout(r, 2500));
+    const t1 = await page.evaluate((k) => (window as unknown as { __semscope: { store: { semaphore(k: string): { t: number | null } | undefined } } }).__semscope.store.semaphore(k)?.t ?? 0, dbKey);
+    expect(t1).toBeGreaterThan(t0); // samples kept arriving
+    expect({ strip: await strip.textContent(), badge: await page.locator(".detail-title h1 .badge").textContent() }).toEqual(frozen);
+    expect(await strip.getAttribute("data-frozen")).toBe("true");
+
+    await page.getByTestId("pause").click();
+    await until("the strip live again", () => strip.textContent(), (t) => t !== frozen.strip, 5000);
+  }, 30_000);
+
   it("gives Enter to the selected row, not to the toggle clicked a moment ago", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
     await page.getByTestId("overview").waitFor();
@@ -180,4 +206,28 @@ describe("on call in the browser (web mode, real agents)", () => {
     await page.getByTestId("detail").waitFor({ timeout: 5000 });
     expect(decodeURIComponent(await page.evaluate(() => location.hash))).toContain(key);
   }, 30_000);
+
+  it("greys a disconnected agent's rows, says since when, and lists its agent_down on the detail page", async () => {
+    await page.getByRole("button", { name: "Semaphores" }).click();
+    await page.getByTestId("overview").waitFor();
+    await agents[3].kill("SIGKILL");
+    const row = page.locator('.sem-row[data-key^="fx/fx-1/fx-rates"]').first();
+    await until("the fx row stale", () => row.getAttribute("class"), (c) => (c ?? "").includes("agent-gone"), 15_000);
+    // Its numbers are greyed: not the colour a live row's numbers have.
+    const colour = (sel: string) => page.locator(sel).first().locator(".c-num").first().evaluate((e) => getComputedStyle(e).color);
+    expect(await colour('.sem-row[data-key^="fx/fx-1/fx-rates"]')).not.toBe(await colour('.sem-row[data-key^="checkout/web-1/db"]'));
+    const tag = page.locator(".instance-row", { hasText: "fx-1" }).locator(".tag", { hasText: "agent disconnected" });
+    expect(await tag.textContent()).toMatch(/agent disconnected since \d\d:\d\d:\d\d/);
+
+    await row.click();
+    await page.getByTestId("detail").waitFor();
+    const state = page.getByTestId("live-state");
+    expect(await state.textContent()).toMatch(/Agent disconnected since \d\d:\d\d:\d\d/);
+    expect(await state.textContent()).not.toContain("Live");
+    expect(await page.getByTestId("stats").getAttribute("class")).toContain("stats-stale");
+    const panel = page.getByTestId("detail-alerts");
+    await until("its agent_down listed", () => panel.textContent(), (t) => (t ?? "").includes("Agent down"), 15_000);
+    expect(await panel.locator(".card-head .muted").textContent()).not.toBe("0 active");
+    expect(browser.errors).toEqual([]);
+  }, 45_000);
 });
