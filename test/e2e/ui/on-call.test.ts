@@ -207,6 +207,33 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(decodeURIComponent(await page.evaluate(() => location.hash))).toContain(key);
   }, 30_000);
 
+  it("holds the row order while the pointer is over the table, and resorts once it leaves", async () => {
+    await page.getByRole("button", { name: "Semaphores" }).click();
+    await page.getByTestId("overview").waitFor();
+    await page.getByRole("radio", { name: "Flat" }).click();
+    // Sorted by utilization, a live number: without a hold the order follows every delta.
+    const utilHeader = page.locator(".grid-head button", { hasText: "Utilization" });
+    await utilHeader.click();
+    const order = () => page.locator(".sem-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")).join(","));
+    const box = (await page.locator(".sem-row").nth(1).boundingBox()) as { x: number; y: number; width: number; height: number };
+    await page.mouse.move(box.x + box.width - 40, box.y + box.height / 2);
+    await new Promise((r) => setTimeout(r, 300));
+    const held = await order();
+    const seen = new Set<string>();
+    for (let i = 0; i < 24; i++) {
+      seen.add(await order());
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect([...seen]).toEqual([held]);
+    await until("the hold shown", () => page.getByTestId("order-held").count(), (n) => n === 1, 10_000);
+    // Away from the table, the order catches up with the numbers again.
+    await page.mouse.move(0, 0);
+    await until("a resort", order, (o) => o !== held, 20_000);
+    expect(await page.getByTestId("order-held").count()).toBe(0);
+    await utilHeader.click();
+    await page.getByRole("radio", { name: "By service" }).click();
+  }, 45_000);
+
   it("greys a disconnected agent's rows, says since when, and lists its agent_down on the detail page", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
     await page.getByTestId("overview").waitFor();
