@@ -257,4 +257,32 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(await panel.locator(".card-head .muted").textContent()).not.toBe("0 active");
     expect(browser.errors).toEqual([]);
   }, 45_000);
+
+  it("keeps every column of the fleet and semaphore tables on screen at 1024 px", async () => {
+    const tab = await browser.context.newPage();
+    try {
+      await tab.setViewportSize({ width: 1024, height: 700 });
+      await tab.goto(rig?.hub.url ?? "");
+      await tab.getByTestId("overview").waitFor();
+      await until("rows", () => tab.locator(".sem-row").count(), (n) => n > 0, 10_000);
+      // Each header cell ends inside its table, and is not cut to nothing.
+      const clipped = (table: string) =>
+        tab.locator(`${table} .grid-head`).evaluate((head) => {
+          const right = (head.parentElement as HTMLElement).getBoundingClientRect().right;
+          return Array.from(head.children)
+            .filter((c) => c.getBoundingClientRect().right > right + 0.5 || c.getBoundingClientRect().width < 30)
+            .map((c) => c.textContent);
+        });
+      expect(await clipped(".sem-table")).toEqual([]);
+      expect(await tab.locator(".sem-row .c-spark canvas").count()).toBeGreaterThan(0);
+      // The disconnected agent's chip (the previous case killed it) is whole.
+      const chip = tab.locator(".instance-row", { hasText: "fx-1" }).locator(".tag", { hasText: "agent disconnected" });
+      expect(await chip.evaluate((e) => e.scrollWidth <= e.clientWidth && e.getBoundingClientRect().right <= (e.closest(".grid-row") as HTMLElement).getBoundingClientRect().right)).toBe(true);
+      await tab.getByRole("button", { name: "Fleet" }).click();
+      await until("fleet rows", () => tab.locator(".fleet-table .sem-row").count(), (n) => n > 0, 10_000);
+      expect(await clipped(".fleet-table")).toEqual([]);
+    } finally {
+      await tab.close();
+    }
+  }, 30_000);
 });
