@@ -2,6 +2,7 @@
 // processes: the selected alert stays selected when it resolves (and Acknowledge still acts on
 // it), the Little's-law panel names the convoy alert's cause and N for the same moment, and every
 // rule firing on a semaphore badges its rows and answers `is:<rule>`.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -164,6 +165,23 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 60_000);
 
+  it("exports a chart's PNG at twice the screen's resolution, with its title and legend above the plot", async () => {
+    const card = page.locator('[data-chart="permits"]');
+    await card.locator("canvas").first().waitFor();
+    const plotWidth = await card.locator(".chart-plot").evaluate((e) => e.clientWidth);
+    expect(await page.evaluate(() => devicePixelRatio)).toBe(1);
+    await card.hover();
+    const [download] = await Promise.all([page.waitForEvent("download"), card.getByTestId("png-permits").click()]);
+    const png = readFileSync((await download.path()) as string);
+    // PNG header: width and height at bytes 16 and 20.
+    const width = png.readUInt32BE(16);
+    const height = png.readUInt32BE(20);
+    expect(width).toBeGreaterThanOrEqual(2 * plotWidth);
+    // The plot (190 px) and a header for the title and legend, all at 2x.
+    expect(height).toBeGreaterThanOrEqual(2 * (190 + 40));
+    expect(browser.errors).toEqual([]);
+  }, 30_000);
+
   it("freezes the stat strip and the status badge with the charts on pause", async () => {
     const isDb = (k: string) => k.startsWith("checkout/web-1/db");
     const key = await page.evaluate(() => (window as unknown as { __semscope: { store: { itemList(): { key: string }[] } } }).__semscope.store.itemList().map((i) => i.key));
@@ -233,6 +251,30 @@ describe("on call in the browser (web mode, real agents)", () => {
     await utilHeader.click();
     await page.getByRole("radio", { name: "By service" }).click();
   }, 45_000);
+
+  it("shows evidence for people: times as clock times, named fields, an order inversion's frame in full", async () => {
+    await openAlerts();
+    const byRule = (rule: string) => (l: Alert[]) => l.find((a) => a.rule === rule && a.service === "fx" && a.resolvedAt === null);
+    const alerts = await until("the double release and the order inversion", () => pageAlerts(page), (l) => byRule("double_release")(l) !== undefined && byRule("order_inversion")(l) !== undefined, 15_000);
+    await page.locator(`.alert-item[data-alert-id="${(byRule("double_release")(alerts) as Alert).id}"]`).click();
+    const evidence = page.getByTestId("evidence");
+    await until("its evidence", () => evidence.textContent(), (t) => (t ?? "").includes("Double release"), 3000);
+    const pairs = await evidence.locator(".kv-evidence .kv-pair").evaluateAll((ps) => ps.map((p) => [p.querySelector("dt")?.textContent ?? "", p.querySelector("dd")?.textContent ?? ""]));
+    const lastAt = pairs.find(([dt]) => dt === "Last seen at");
+    expect(lastAt?.[1], JSON.stringify(pairs)).toMatch(/^\d\d:\d\d:\d\d$/);
+    // No epoch read as a count ("1796267.9M"), no raw JSON paths or camelCase keys.
+    for (const [dt, dd] of pairs) {
+      expect(dd).not.toMatch(/^\d+(\.\d+)?[MG]$/);
+      expect(dt).not.toMatch(/[[\]]|[a-z][A-Z]|\.[a-z]/);
+    }
+
+    const inversion = byRule("order_inversion")(alerts) as Alert;
+    // Its summary names the frame that took the locks, not the header of the stack text.
+    expect(inversion.message).toMatch(/; at .*ui-agent\.ts:\d+/);
+    expect(inversion.message).not.toMatch(/at:$/);
+    await page.locator(`.alert-item[data-alert-id="${inversion.id}"]`).click();
+    await until("its evidence", () => evidence.locator(".evidence-message").textContent(), (t) => (t ?? "").includes("ui-agent.ts"), 3000);
+  }, 30_000);
 
   it("greys a disconnected agent's rows, says since when, and lists its agent_down on the detail page", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
