@@ -6,13 +6,14 @@ import { useEffect, useMemo, useState } from "react";
 import type { Alert } from "../../../shared/protocol/types.js";
 import { useApp, useChannel } from "../app/context.js";
 import { useColorScheme } from "../app/theme.js";
-import { Icon, StatusBadge } from "../app/widgets.js";
+import { Icon, RowStatus } from "../app/widgets.js";
 import type { Marker } from "../charts/chart-spec.js";
 import { DetailFeed, type DetailTarget } from "../data/detail-feed.js";
 import { alertTarget, RULE_LABEL } from "../logic/alert-target.js";
 import { fmtClock, fmtWhen } from "../logic/format.js";
 import { displayStatus, type DisplayStatus } from "../logic/status.js";
 import { DEFAULT_WINDOW, WINDOWS, windowMs, type WindowId } from "../logic/time-window.js";
+import { useRowAlerts } from "../overview/use-row-alerts.js";
 import { ChartCard } from "./chart-card.js";
 import { DETAIL_CHARTS } from "./chart-specs.js";
 import { useFeedStatus, useFleetEntry, useSemaphoreSlow } from "./detail-hooks.js";
@@ -60,6 +61,8 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
   const fleet = useFleetEntry(target.kind === "fleet" ? target.service : "", target.kind === "fleet" ? target.name : "");
   const alerts = useTargetAlerts(target, sem);
   const agent = sem !== undefined ? store.agents.get(sem.agentId) : undefined;
+  // Every alert firing on it, as its row in the lists shows them.
+  const rowAlerts = useFrozen(useRowAlerts(targetKey(target)), status.pin !== null);
   const disconnected = agent !== undefined && !agent.connected;
 
   // The side panels mount once the charts have their history (or after a moment without it):
@@ -115,7 +118,7 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
   const crumbs = target.kind === "semaphore" ? [sem?.service ?? target.key.split("/")[0], sem?.instance ?? target.key.split("/")[1]] : [target.service, `${fleet?.instances ?? "?"} replicas`];
   // Paused, the badge stays with the charts and the numbers, at the paused moment.
   const dstatus: DisplayStatus | null = useFrozen(
-    sem !== undefined ? displayStatus(sem.status, store.agentConnected(sem.agentId)) : fleet !== undefined ? (fleet.overBudget ? "saturated" : "ok") : null,
+    sem !== undefined ? displayStatus(sem.status, store.agentConnected(sem.agentId)) : fleet !== undefined ? "ok" : null,
     !live,
   );
   const nameParts = target.kind === "semaphore" ? [crumbs[0] ?? "", crumbs[1] ?? "", title] : [target.service, title, "fleet"];
@@ -137,7 +140,7 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
             </div>
             <h1>
               {title}
-              {dstatus !== null && <StatusBadge status={dstatus} />}
+              {dstatus !== null && <RowStatus status={dstatus} alerts={rowAlerts} />}
               {gone && <span className="tag tag-muted">no longer reported</span>}
             </h1>
           </div>

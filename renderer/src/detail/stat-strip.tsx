@@ -3,6 +3,7 @@
 import { useRef } from "react";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import { UtilBar } from "../app/widgets.js";
+import { summaryP99 } from "../logic/fleet-rows.js";
 import { fmtCount, fmtDuration, fmtRate } from "../logic/format.js";
 import { useSemaphore } from "./detail-hooks.js";
 
@@ -84,8 +85,8 @@ export function StatStrip({ semKey, fleet: liveFleet, frozen, stale }: StatStrip
         </div>
         <Stat label="Budget" value={fleet.budget === null ? "—" : fmtCount(fleet.budget)} sub={fleet.overBudget ? "caps exceed it" : undefined} tone={fleet.overBudget ? "bad" : undefined} />
         <Stat label="Waiters" value={fmtCount(fleet.waiters)} tone={fleet.waiters > 0 ? "warn" : undefined} />
-        <Stat label="Fleet wait p50 / p99" value={`${fmtDuration(fleet.waitMs.p50)} / ${fmtDuration(fleet.waitMs.p99)}`} sub="merged histograms" />
-        <Stat label="Fleet hold p50 / p99" value={`${fmtDuration(fleet.holdMs.p50)} / ${fmtDuration(fleet.holdMs.p99)}`} />
+        <Stat label="Fleet wait p50 / p99" value={`${fmtDuration(Math.min(fleet.waitMs.p50, fleet.waitMs.max))} / ${fmtDuration(summaryP99(fleet.waitMs))}`} sub="merged histograms" />
+        <Stat label="Fleet hold p50 / p99" value={`${fmtDuration(Math.min(fleet.holdMs.p50, fleet.holdMs.max))} / ${fmtDuration(summaryP99(fleet.holdMs))}`} />
         <Stat label="Replicas" value={String(fleet.instances)} sub={fleet.scope === "global" ? "global N" : "N per replica"} />
       </div>
     );

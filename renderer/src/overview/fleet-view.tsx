@@ -80,8 +80,8 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
       </span>
       <span className={`c-num mono ${f.overBudget ? "bad-text" : f.budget === null ? "muted" : ""}`}>{f.budget === null ? "—" : fmtCount(f.budget)}</span>
       <span className={`c-num mono ${f.waiters > 0 ? "warn-text" : "muted"}`}>{fmtCount(f.waiters)}</span>
-      <span className="c-num mono">{fmtDuration(f.waitMs.p99)}</span>
-      <span className="c-num mono">{fmtDuration(f.holdMs.p99)}</span>
+      <span className="c-num mono">{fmtDuration(row.waitP99)}</span>
+      <span className="c-num mono">{fmtDuration(row.holdP99)}</span>
       <span className="c-replicas">
         {row.troubled > 0 && <span className="muted small">{row.troubled} not ok ·&nbsp;</span>}
         {row.replicas}

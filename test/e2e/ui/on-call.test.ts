@@ -276,6 +276,27 @@ describe("on call in the browser (web mode, real agents)", () => {
     await until("its evidence", () => evidence.locator(".evidence-message").textContent(), (t) => (t ?? "").includes("ui-agent.ts"), 3000);
   }, 30_000);
 
+  it("calls an over-budget fleet over budget, not saturated at 0 in use, and an idle fleet's wait p99 0", async () => {
+    await page.getByRole("button", { name: "Fleet" }).click();
+    const row = page.locator('.sem-row[data-key="fx/fx-rates"]');
+    await until("the over_budget alert on the fx fleet", () => row.locator(".row-status").getAttribute("data-alerts"), (a) => (a ?? "").includes("over_budget"), 15_000);
+    // Its caps exceed its budget while barely used: the row names that, and never "Saturated".
+    expect(await row.locator(".c-status").textContent()).toContain("Over budget");
+    expect(await row.locator(".c-status").textContent()).not.toContain("Saturated");
+    // fx-rates never queues: its merged wait p99 is 0, as its instance's is.
+    const instanceWait = await page.evaluate(() => {
+      const s = (window as unknown as { __semscope: { store: { itemList(): { key: string; waitP99: number }[] } } }).__semscope.store.itemList().find((i) => i.key.startsWith("fx/fx-1/fx-rates"));
+      return s?.waitP99 ?? null;
+    });
+    expect(instanceWait).toBe(0);
+    expect(await row.locator(".c-num").nth(3).textContent()).toBe("0");
+    // Its detail page says the same.
+    await row.click();
+    await page.getByTestId("detail").waitFor();
+    expect(await page.locator(".detail-title h1").textContent()).toContain("Over budget");
+    expect(await page.locator(".detail-title h1").textContent()).not.toContain("Saturated");
+  }, 30_000);
+
   it("greys a disconnected agent's rows, says since when, and lists its agent_down on the detail page", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
     await page.getByTestId("overview").waitFor();
