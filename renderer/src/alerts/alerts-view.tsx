@@ -11,6 +11,7 @@ import { fmtAgo, fmtWhen } from "../logic/format.js";
 import type { AlertsTab } from "../logic/route.js";
 import { openAlert, targetLabel } from "./alert-actions.js";
 import { EvidenceView } from "./evidence-view.js";
+import { mutedEntries, MutedList } from "./muted-list.js";
 import { RulesPanel } from "./rules-panel.js";
 
 const TABS: { id: AlertsTab; label: string }[] = [
@@ -36,14 +37,15 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
     return () => clearInterval(t);
   }, []);
 
-  const lists = useMemo(() => {
+  const { lists, muteEntries } = useMemo(() => {
     const active: Alert[] = [];
-    const muted: Alert[] = [];
     for (const a of store.alertList()) {
-      if (a.resolvedAt !== null) continue;
-      (mutes.until(a) !== null ? muted : active).push(a);
+      if (a.resolvedAt === null && mutes.until(a) === null) active.push(a);
     }
-    return { active, history: store.alertList(), muted, rules: [] as Alert[] };
+    // Every mute in force, firing or not; those whose alert is known can be selected.
+    const entries = mutedEntries(mutes.inForce(), store.alertList());
+    const muted = entries.flatMap((e) => (e.alert !== undefined ? [e.alert] : []));
+    return { lists: { active, history: store.alertList(), muted, rules: [] as Alert[] }, muteEntries: entries };
     // av, mv: versions of the alerts and the mutes.
   }, [store, mutes, av, mv]);
   // The selection is pinned: an alert that resolves (or is muted) while selected stays in the
@@ -81,7 +83,7 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
           {TABS.map((t) => (
             <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? "active" : ""} onClick={() => navigate({ view: "alerts", ...(t.id !== "active" ? { tab: t.id } : {}) }, { replace: true })}>
               {t.label}
-              {t.id !== "rules" && <span className="chip-count">{lists[t.id].length}</span>}
+              {t.id !== "rules" && <span className="chip-count">{t.id === "muted" ? muteEntries.length : lists[t.id].length}</span>}
             </button>
           ))}
         </div>
@@ -89,6 +91,11 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
       </div>
       {tab === "rules" ? (
         <RulesPanel />
+      ) : tab === "muted" && muteEntries.length > 0 ? (
+        <div className="alerts-body">
+          <MutedList entries={muteEntries} selectedId={current?.id ?? null} onSelect={(a) => setSelected(a.id)} />
+          <div className="alert-detail">{current !== undefined && <EvidenceView alert={current} />}</div>
+        </div>
       ) : list.length === 0 ? (
         <div className="list-empty">{tab === "active" ? "No active alerts. Every semaphore is behaving." : tab === "muted" ? "Nothing muted." : "No alerts yet."}</div>
       ) : (

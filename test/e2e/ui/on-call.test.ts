@@ -71,6 +71,33 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 45_000);
 
+  it("lists every mute in force on the Muted tab, firing or not, with its end and an Unmute", async () => {
+    await openAlerts();
+    const alerts = await pageAlerts(page);
+    const resolved = alerts.find((a) => a.rule === "leak" && a.service === "inventory" && a.resolvedAt !== null) as Alert;
+    const firing = leakOf("billing")(alerts) as Alert;
+    // The resolved leak, from History; the firing one, from Active.
+    await page.getByRole("tab", { name: /History/ }).click();
+    await page.locator(`.alert-item[data-alert-id="${resolved.id}"]`).click();
+    await page.getByTestId("evidence").locator('select[aria-label="Mute for"]').selectOption(String(60 * 60_000));
+    await page.getByRole("tab", { name: /Active/ }).click();
+    await page.locator(`.alert-item[data-alert-id="${firing.id}"]`).click();
+    await page.getByTestId("evidence").locator('select[aria-label="Mute for"]').selectOption(String(15 * 60_000));
+
+    await page.getByRole("tab", { name: /Muted/ }).click();
+    const items = page.getByTestId("muted-list").locator(".alert-item");
+    await until("both mutes listed", () => items.count(), (n) => n === 2, 5000);
+    expect(await page.getByRole("tab", { name: /Muted/ }).locator(".chip-count").textContent()).toBe("2");
+    const text = (match: string) => page.locator(`[data-mute="${match}"]`).textContent();
+    expect(await text(`leak|${resolved.key}`)).toMatch(/resolved · muted until \d\d:\d\d:\d\d/);
+    expect(await text(`leak|${firing.key}`)).toMatch(/firing · muted until \d\d:\d\d:\d\d/);
+    await page.locator(`[data-mute="leak|${firing.key}"]`).getByTestId("unmute").click();
+    await until("one mute left", () => items.count(), (n) => n === 1, 3000);
+    await page.locator(`[data-mute="leak|${resolved.key}"]`).getByTestId("unmute").click();
+    await until("none left", () => page.getByTestId("muted-list").count(), (n) => n === 0, 3000);
+    await page.getByRole("tab", { name: /Active/ }).click();
+  }, 30_000);
+
   it("names the convoy alert's cause and N in the Little's-law panel at the alert's moment", async () => {
     const withDiagnosis = (l: Alert[]) => l.find((a) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments") && a.evidence?.diagnosis !== undefined);
     const convoy = withDiagnosis(await until("the convoy's diagnosis", () => pageAlerts(page), (l) => withDiagnosis(l) !== undefined, 20_000)) as Alert;
