@@ -11,6 +11,7 @@ import { fmtAgo, fmtWhen } from "../logic/format.js";
 import type { AlertsTab } from "../logic/route.js";
 import { openAlert, targetLabel } from "./alert-actions.js";
 import { EvidenceView } from "./evidence-view.js";
+import { HistoryFilters, matchesHistory, NO_HISTORY_FILTER, type HistoryFilter } from "./history-filters.js";
 import { mutedEntries, MutedList } from "./muted-list.js";
 import { RulesPanel } from "./rules-panel.js";
 
@@ -50,8 +51,13 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
   }, [store, mutes, av, mv]);
   // The selection is pinned: an alert that resolves (or is muted) while selected stays in the
   // list, shown resolved, so the buttons beside it never change target under the cursor.
+  const [history, setHistory] = useState<HistoryFilter>(NO_HISTORY_FILTER);
   const pinned = selected === null ? undefined : store.alert(selected);
-  const list = useMemo(() => withPinned(lists[tab], tab === "rules" ? undefined : pinned), [lists, tab, pinned]);
+  const list = useMemo(() => {
+    const base = tab === "history" ? lists.history.filter((a) => matchesHistory(a, history)) : lists[tab];
+    // A filter the user sets decides the list; the pinned alert is kept only against the data.
+    return tab === "rules" || (tab === "history" && history !== NO_HISTORY_FILTER) ? base : withPinned(base, pinned);
+  }, [lists, tab, pinned, history]);
   const index = list.findIndex((a) => a.id === selected);
   const current = index >= 0 ? list[index] : list[0];
   // Nothing chosen yet: pin what is shown, so a new alert arriving on top does not replace it.
@@ -89,6 +95,7 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
         </div>
         <span className="muted small toolbar-right">Acknowledge is shared through the hub; mute is this browser only.</span>
       </div>
+      {tab === "history" && <HistoryFilters filter={history} onChange={setHistory} shown={list.length} total={lists.history.length} />}
       {tab === "rules" ? (
         <RulesPanel />
       ) : tab === "muted" && muteEntries.length > 0 ? (

@@ -98,6 +98,32 @@ describe("on call in the browser (web mode, real agents)", () => {
     await page.getByRole("tab", { name: /Active/ }).click();
   }, 30_000);
 
+  it("filters the alert history by rule, state and target", async () => {
+    await openAlerts();
+    await page.getByRole("tab", { name: /History/ }).click();
+    const filters = page.getByTestId("history-filters");
+    const rows = () => page.locator(".alert-item").evaluateAll((items) => items.map((i) => i.textContent ?? ""));
+    const all = (await rows()).length;
+    expect(all).toBeGreaterThan(2);
+    await filters.getByLabel("Rule").selectOption("leak");
+    const leaks = await rows();
+    expect(leaks.length).toBeGreaterThan(0);
+    expect(leaks.every((t) => t.startsWith("Leak"))).toBe(true);
+    await filters.getByLabel("State").selectOption("resolved");
+    const resolved = await rows();
+    expect(resolved.length).toBeGreaterThan(0);
+    expect(resolved.every((t) => t.includes("inventory") && t.includes("resolved"))).toBe(true);
+    await filters.getByLabel("State").selectOption("all");
+    await filters.getByLabel("Semaphore or service").fill("billing");
+    const billing = await rows();
+    expect(billing.length).toBeGreaterThan(0);
+    expect(billing.every((t) => t.includes("billing"))).toBe(true);
+    expect(await filters.getByTestId("history-count").textContent()).toBe(`${billing.length} of ${all}`);
+    await filters.getByLabel("Semaphore or service").fill("");
+    await filters.getByLabel("Rule").selectOption("all");
+    await page.getByRole("tab", { name: /Active/ }).click();
+  }, 30_000);
+
   it("names the convoy alert's cause and N in the Little's-law panel at the alert's moment", async () => {
     const withDiagnosis = (l: Alert[]) => l.find((a) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments") && a.evidence?.diagnosis !== undefined);
     const convoy = withDiagnosis(await until("the convoy's diagnosis", () => pageAlerts(page), (l) => withDiagnosis(l) !== undefined, 20_000)) as Alert;
