@@ -104,7 +104,9 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
           <div className="alert-detail">{current !== undefined && <EvidenceView alert={current} />}</div>
         </div>
       ) : list.length === 0 ? (
-        <div className="list-empty">{tab === "active" ? "No active alerts. Every semaphore is behaving." : tab === "muted" ? "Nothing muted." : "No alerts yet."}</div>
+        <div className="list-empty">
+          {tab === "active" ? (store.semaphoreCount === 0 ? "No active alerts: no semaphore has reported yet." : "No active alerts. Every semaphore is behaving.") : tab === "muted" ? "Nothing muted." : "No alerts yet."}
+        </div>
       ) : (
         <div className="alerts-body">
           <ul className="alert-list" role="listbox" aria-label="Alerts">

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHub } from "../../../main/hub/index.js";
 import type { Alert } from "../../../shared/protocol/types.js";
 import { startDashboard, until, type Browser, type ChildAgent, type DashboardRig } from "../browser.js";
 
@@ -399,6 +400,27 @@ describe("on call in the browser (web mode, real agents)", () => {
       expect(await clipped(".fleet-table")).toEqual([]);
     } finally {
       await tab.close();
+    }
+  }, 30_000);
+
+  it("with nothing reporting, says so, and gives the snippet this hub's address and token", async () => {
+    const empty = await createHub({ port: 0, staticDir: rig?.staticDir ?? "", token: "s3cret-token", log: () => undefined });
+    const tab = await browser.context.newPage();
+    try {
+      await tab.goto(`${empty.url}/?token=s3cret-token`);
+      const snippet = tab.getByTestId("agent-snippet");
+      await snippet.waitFor({ timeout: 10_000 });
+      const code = (await snippet.textContent()) ?? "";
+      expect(code).toContain(`url: "${empty.url}"`);
+      expect(code).toContain("token: process.env.SEMSCOPE_TOKEN");
+      expect(code).not.toContain("s3cret-token");
+      await tab.getByTestId("alerts-tab").click();
+      const text = (await tab.locator(".list-empty").textContent()) ?? "";
+      expect(text).toContain("no semaphore has reported yet");
+      expect(text).not.toContain("Every semaphore is behaving");
+    } finally {
+      await tab.close();
+      await empty.close();
     }
   }, 30_000);
 });
