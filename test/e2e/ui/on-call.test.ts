@@ -125,6 +125,18 @@ describe("on call in the browser (web mode, real agents)", () => {
     await page.getByRole("tab", { name: /Active/ }).click();
   }, 30_000);
 
+  it("says every rule's thresholds in words, order inversion included", async () => {
+    await openAlerts();
+    await page.getByRole("tab", { name: /Rules/ }).click();
+    const labels = await page.locator(".rule-field label").evaluateAll((ls) => ls.map((l) => l.textContent ?? ""));
+    expect(labels.length).toBeGreaterThan(5);
+    for (const l of labels) expect(l).not.toMatch(/^[a-z]+[A-Z][A-Za-z]*$/);
+    expect(labels).toContain("Wait p99 at least this many times hold p50");
+    const headings = await page.locator(".rules h3").evaluateAll((hs) => hs.map((h) => h.textContent));
+    for (const rule of ["Leak", "Convoy", "Starvation", "Timeouts", "Double release", "Agent down", "Over budget", "Order inversion"]) expect(headings).toContain(rule);
+    await page.getByRole("tab", { name: /Active/ }).click();
+  }, 30_000);
+
   it("names the convoy alert's cause and N in the Little's-law panel at the alert's moment", async () => {
     const withDiagnosis = (l: Alert[]) => l.find((a) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments") && a.evidence?.diagnosis !== undefined);
     const convoy = withDiagnosis(await until("the convoy's diagnosis", () => pageAlerts(page), (l) => withDiagnosis(l) !== undefined, 20_000)) as Alert;
