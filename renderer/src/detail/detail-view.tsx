@@ -14,6 +14,7 @@ import { fmtClock, fmtWhen } from "../logic/format.js";
 import { displayStatus, type DisplayStatus } from "../logic/status.js";
 import { DEFAULT_WINDOW, WINDOWS, windowMs, type WindowId } from "../logic/time-window.js";
 import { useRowAlerts } from "../overview/use-row-alerts.js";
+import { useIsReplay } from "../replay/replay-bar.js";
 import { ChartCard } from "./chart-card.js";
 import { DETAIL_CHARTS } from "./chart-specs.js";
 import { useFeedStatus, useFleetEntry, useSemaphoreSlow } from "./detail-hooks.js";
@@ -53,6 +54,7 @@ function useTargetAlerts(target: DetailTarget, agent: { service: string; instanc
 
 export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: DetailViewProps) {
   const { store, client, navigate } = useApp();
+  const replay = useIsReplay();
   const scheme = useColorScheme();
   const [feed] = useState(() => new DetailFeed(client, store, target, windowMs(windowId), at !== undefined ? { at } : null));
   const status = useFeedStatus(feed);
@@ -153,9 +155,12 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
               </button>
             ))}
           </div>
-          <button className={`btn ${live ? "" : "btn-primary"}`} onClick={onPauseResume} data-testid="pause">
-            <Icon name={live ? "pause" : "play"} /> {live ? "Pause" : at !== undefined ? "Go live" : "Resume"}
-          </button>
+          {/* A replay has its own play and pause (the replay bar): nothing here is live. */}
+          {(!replay || at !== undefined) && (
+            <button className={`btn ${live ? "" : "btn-primary"}`} onClick={onPauseResume} data-testid="pause">
+              <Icon name={live ? "pause" : "play"} /> {live ? "Pause" : at !== undefined ? (replay ? "Follow the replay" : "Go live") : "Resume"}
+            </button>
+          )}
           <span className={`live-state ${live ? (disconnected ? "is-stale" : "is-live") : "is-paused"}`} data-testid="live-state">
             {live && disconnected ? (
               <span className="is-disconnected" data-testid="disconnected">
@@ -163,7 +168,7 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
               </span>
             ) : live ? (
               <>
-                <span className="dot" /> Live · {status.tier === "1s" ? "1 s" : "1 min"} points
+                <span className="dot" /> {replay ? "Replay" : "Live"} · {status.tier === "1s" ? "1 s" : "1 min"} points
               </>
             ) : pinned !== null && "at" in pinned ? (
               <>At alert, {fmtWhen(pinned.at, store.now())}</>
