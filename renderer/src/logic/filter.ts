@@ -2,8 +2,9 @@
 // `field:value` to aim at one field, `-word` to exclude, and numeric tests on the live values
 // (`util>80`, `waiters>0`, `wait>=100`). Parsed once per keystroke, matched per row.
 import type { AlertRule } from "../../../shared/protocol/types.js";
+import { RULE_LABEL } from "./alert-target.js";
 import { ruleMatches } from "./row-alerts.js";
-import type { DisplayStatus } from "./status.js";
+import { STATUS_ORDER, type DisplayStatus } from "./status.js";
 
 export interface Filterable {
   service: string;
@@ -42,6 +43,13 @@ export interface ParsedFilter {
   terms: FilterTerm[];
   /** Words the parser did not understand as field tests are plain text terms; nothing is an error. */
   empty: boolean;
+  /** `is:` words naming no status, no rule and not "problem": they match nothing, and the box says so. */
+  unknown: string[];
+}
+
+/** Whether `is:<value>` names something a row can be. */
+function knownStatus(value: string): boolean {
+  return value === "problem" || STATUS_ORDER.some((s) => s.startsWith(value)) || (Object.keys(RULE_LABEL) as AlertRule[]).some((r) => ruleMatches(r, value));
 }
 
 const FIELD_ALIASES: Record<string, TextField> = {
@@ -59,6 +67,7 @@ const NUM_RE = /^(util|waiters|wait)(>=|<=|>|<|=)(\d+(?:\.\d+)?)$/;
 
 export function parseFilter(query: string): ParsedFilter {
   const terms: FilterTerm[] = [];
+  const unknown: string[] = [];
   for (let word of query.trim().toLowerCase().split(/\s+/)) {
     if (word === "") continue;
     let negate = false;
@@ -78,13 +87,14 @@ export function parseFilter(query: string): ParsedFilter {
       const field = FIELD_ALIASES[word.slice(0, colon)];
       const value = word.slice(colon + 1);
       if (field !== undefined && value !== "") {
+        if (field === "status" && !knownStatus(value)) unknown.push(word);
         terms.push({ type: "text", field, value, negate });
         continue;
       }
     }
     terms.push({ type: "text", field: "any", value: word, negate });
   }
-  return { terms, empty: terms.length === 0 };
+  return { terms, empty: terms.length === 0, unknown };
 }
 
 function compare(a: number, op: Op, b: number): boolean {

@@ -147,7 +147,7 @@ export function FleetView() {
 
   return (
     <section className="view overview" data-testid="fleet">
-      <ListToolbar inputRef={inputRef} query={query} onQuery={setQuery} chip={chip} onChip={setChip} counts={counts} placeholder="Filter: service, semaphore name, is:saturated">
+      <ListToolbar inputRef={inputRef} query={query} onQuery={setQuery} chip={chip} onChip={setChip} counts={counts} unknown={parsed.unknown} placeholder="Filter: service, semaphore name, is:saturated">
         <span className="muted small">Replicas sharing a semaphore name, as one limiter · percentiles merged from every replica’s histogram</span>
       </ListToolbar>
       <div className="table fleet-table">

@@ -144,6 +144,7 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
         chip={chip}
         onChip={setChip}
         counts={counts}
+        unknown={parsed.unknown}
         placeholder="Filter: name, service, kind:pg-pool, is:leak, util>80, waiters>0"
       >
         <div className="segmented" role="radiogroup" aria-label="Layout">

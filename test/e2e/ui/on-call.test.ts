@@ -363,6 +363,19 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(await page.locator(".detail-title h1").textContent()).not.toContain("Saturated");
   }, 30_000);
 
+  it("says when a filter word names no status or rule, and Esc clears the filter", async () => {
+    await page.getByRole("button", { name: "Semaphores" }).click();
+    await page.getByTestId("overview").waitFor();
+    const filter = page.getByTestId("filter");
+    await filter.fill("is:nonsense");
+    expect(await page.getByTestId("filter-unknown").textContent()).toContain("is:nonsense");
+    await filter.fill("is:leak");
+    expect(await page.getByTestId("filter-unknown").count()).toBe(0);
+    await page.keyboard.press("Escape");
+    expect(await filter.inputValue()).toBe("");
+    await until("every row back", () => page.locator(".sem-row").count(), (n) => n >= 5, 3000);
+  }, 30_000);
+
   it("greys a disconnected agent's rows, says since when, and lists its agent_down on the detail page", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
     await page.getByTestId("overview").waitFor();
