@@ -376,6 +376,23 @@ describe("on call in the browser (web mode, real agents)", () => {
     await until("every row back", () => page.locator(".sem-row").count(), (n) => n >= 5, 3000);
   }, 30_000);
 
+  it("draws releases in the flight recorder's chart and marks the grant that never came back", async () => {
+    await openAlerts();
+    const withRing = (l: Alert[]) => l.find((a) => a.rule === "leak" && a.service === "billing" && a.evidence?.flight !== undefined);
+    const leak = withRing(await until("the billing leak's ring", () => pageAlerts(page), (l) => withRing(l) !== undefined, 15_000)) as Alert;
+    await page.locator(`.alert-item[data-alert-id="${leak.id}"]`).click();
+    const flight = page.getByTestId("evidence").getByTestId("flight");
+    await flight.waitFor({ timeout: 5000 });
+    // Releases have bars of their own beside arrivals and grants.
+    expect(await flight.locator("rect.flight-releases").count()).toBeGreaterThan(0);
+    const released = await flight.locator("rect.flight-releases").evaluateAll((rs) => rs.reduce((n, r) => n + Number(r.getAttribute("height")), 0));
+    expect(released).toBeGreaterThan(0);
+    // The leaked permit's grant is marked on the chart, and says so on hover.
+    const mark = flight.getByTestId("flight-leaked");
+    expect(await mark.count()).toBeGreaterThanOrEqual(1);
+    expect(await mark.first().locator("title").textContent()).toMatch(/granted \d\d:\d\d:\d\d, never released/);
+  }, 30_000);
+
   it("greys a disconnected agent's rows, says since when, and lists its agent_down on the detail page", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
     await page.getByTestId("overview").waitFor();
