@@ -56,6 +56,12 @@ export async function runWeb(opts: LaunchOptions): Promise<void> {
   const alertForwarding = { alertmanager: opts.alertmanager, webhooks: opts.webhooks, dashboardUrl: opts.dashboardUrl };
   const hub: Hub = await createHub({ port: opts.port, host: opts.host, token: opts.token, record: opts.record, recordSink, staticDir, alertForwarding });
   console.log(`semscope hub listening on ${hub.url}`);
+  // Where the recordings go, so they can be found (and replayed with --replay <file>).
+  if (opts.recordDir !== undefined) {
+    const capMb = Math.round((opts.recordCapBytes ?? DEFAULT_RECORDING_CAP_BYTES) / (1024 * 1024));
+    console.log(`semscope recording: rolling recordings in ${resolve(opts.recordDir)} (the oldest dropped past ${capMb} MB)`);
+  }
+  if (opts.record !== undefined) console.log(`semscope recording: ${resolve(opts.record)}`);
   const page = opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`;
   console.log(`semscope dashboard: ${page}`);
   let demo: DemoHandle | undefined;

@@ -34,7 +34,8 @@ export function firstFrame(stack: string | undefined): string | undefined {
   if (stack === undefined) return undefined;
   for (const raw of stack.split("\n", 50)) {
     let line = raw.trim();
-    if (line === "" || /^Error\b/.test(line)) continue;
+    // A header line ("holding "a" while acquiring "b" at:", an order inversion's) names no frame.
+    if (line === "" || /^Error\b/.test(line) || line.endsWith(":")) continue;
     if (line.startsWith("at ")) line = line.slice(3);
     return line.length > MAX_FRAME ? `${line.slice(0, MAX_FRAME - 1)}…` : line;
   }

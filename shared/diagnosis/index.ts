@@ -2,3 +2,4 @@
 export * from "./littles-law.js";
 export * from "./diagnose.js";
 export * from "./flight-timeline.js";
+export * from "./columns-series.js";

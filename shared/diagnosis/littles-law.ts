@@ -33,8 +33,6 @@ export type LittleVerdict =
   | "idle"
   | "headroom"
   | "saturated"
-  | "n-too-tight"
-  | "slow-downstream"
   | "stuck-permits";
 
 export interface LittleReadout {
@@ -55,16 +53,10 @@ export interface LittleReadout {
   healthyCapacityPerSec: number | null;
   /** W / W0. */
   holdInflation: number | null;
-  /** ⌈μ × W0⌉: permits the measured drain rate keeps busy at the healthy hold time. */
-  supportedN: number | null;
-  /** ⌈D × W0⌉ (W when W0 is unknown): permits the demand needs. */
-  neededN: number | null;
   /** L − μ × W, when permits are not cycling: how many look stuck. */
   stuckPermits: number | null;
 }
 
-/** W / W0 at or above this: the downstream, not N, is the story. */
-export const SLOW_DOWNSTREAM_INFLATION = 1.5;
 /** μ below this share of L / W: permits are not coming back. */
 export const STUCK_RATIO = 0.5;
 /** L / N at or above this (or a queue) counts as saturated. */
@@ -91,8 +83,6 @@ export function littlesLaw(input: LittleInput): LittleReadout {
     capacityPerSec: hasW && n > 0 ? n / (w / 1000) : null,
     healthyCapacityPerSec: w0 !== null && n > 0 ? n / (w0 / 1000) : null,
     holdInflation: hasW && w0 !== null ? w / w0 : null,
-    supportedN: w0 !== null ? Math.max(1, Math.ceil((Math.max(0, mu) * w0) / 1000)) : null,
-    neededN: w0 !== null || hasW ? Math.max(1, Math.ceil((Math.max(0, demand) * (w0 ?? w)) / 1000)) : null,
     stuckPermits: null,
   };
   const saturated = out.utilization >= SATURATED_UTILIZATION || waiters >= QUEUED;
@@ -134,30 +124,14 @@ export function littlesLaw(input: LittleInput): LittleReadout {
     return out;
   }
 
-  const inflation = out.holdInflation;
-  if (inflation === null) {
-    out.verdict = "saturated";
-    out.headline = "Saturated";
-    out.detail =
-      `All ${n} permits busy at ${ms(w)} per hold (drains ${rate(out.capacityPerSec ?? 0)}); demand ${rate(demand)} ` +
-      `needs N ≈ ${out.neededN}. No healthy hold time to compare with yet, so a slow downstream cannot be ruled out.`;
-    return out;
-  }
-  if (inflation >= SLOW_DOWNSTREAM_INFLATION) {
-    out.verdict = "slow-downstream";
-    out.headline = "Slow downstream, not a too-tight N";
-    out.detail =
-      `Holds take ${ms(w)}, ${round1(inflation)}× the healthy ${ms(w0 ?? 0)}: the same ${n} permits now drain ` +
-      `${rate(out.capacityPerSec ?? 0)} instead of ${rate(out.healthyCapacityPerSec ?? 0)}. Raising N adds load to a slow ` +
-      `dependency without adding throughput. The measured drain rate (${rate(mu)}) supports N ≈ ${out.supportedN} at the healthy hold time.`;
-    return out;
-  }
-  out.verdict = "n-too-tight";
-  out.headline = "N is too tight for the demand";
+  // Busy: naming the cause (slow downstream, too tight an N, a rate problem) and the N to raise
+  // it to is diagnose()'s alone, so this panel, the alert and its diagnosis never disagree.
+  out.verdict = "saturated";
+  out.headline = "All permits busy";
   out.detail =
-    `Holds are at their healthy ${ms(w)} (${round1(inflation)}× baseline), yet all ${n} permits are busy and ` +
-    `${round1(waiters)} wait: ${n} permits drain at most ${rate(out.capacityPerSec ?? 0)}, demand is ${rate(demand)}, ` +
-    `which needs N ≈ ${out.neededN} (if the downstream can take that many at once).`;
+    `${round1(l)} of ${n} in use, ${round1(waiters)} waiting: ${n} permits at ${ms(w)} drain at most ` +
+    `${rate(out.capacityPerSec ?? 0)}; demand is ${rate(demand)}.` +
+    (out.holdInflation !== null ? ` Holds are ${round1(out.holdInflation)}× their healthy ${ms(w0 ?? 0)}.` : "");
   return out;
 }
 

@@ -1,6 +1,9 @@
 // The README's first command on a machine without the Electron binary: `npm start` must say so in
 // one line, serve web mode with the dashboard and the demo, and close cleanly on SIGTERM.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { electronBinary } from "../../scripts/electron-binary.js";
@@ -65,6 +68,21 @@ describe("npm start without an Electron binary", () => {
     expect(await exited).toBe(0);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   }, 120_000);
+
+  it("says where --record-dir records", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "semscope-record-dir-"));
+    try {
+      child = spawn(process.execPath, ["--import", "tsx", "scripts/web.ts", "--port", "0", "--no-demo", "--record-dir", dir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      const line = await firstLine(child.stdout as NodeJS.ReadableStream, /^semscope recording: /, 60_000);
+      expect(line).toContain(`rolling recordings in ${dir}`);
+      expect(line).toMatch(/past \d+ MB/);
+      const exited = new Promise<number | null>((resolve) => child?.once("exit", (code) => resolve(code)));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it("refuses an unknown flag with a one-line error and exit code 2", async () => {
     child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--prot", "1"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evidenceStacks, flattenEvidence, holderAge, isDurationPath, leakHolders } from "../../renderer/src/logic/evidence.js";
+import { evidenceLabel, evidenceStacks, flattenEvidence, holderAge, isDurationPath, leakHolders } from "../../renderer/src/logic/evidence.js";
 import { fmtAgo, fmtCount, fmtDuration, fmtPct, fmtRate } from "../../renderer/src/logic/format.js";
 
 describe("evidence", () => {
@@ -72,5 +72,21 @@ describe("format", () => {
     expect(fmtAgo(0, 500)).toBe("just now");
     expect(fmtAgo(0, 42_000)).toBe("42s ago");
     expect(fmtAgo(0, 7_200_000)).toBe("2h ago");
+  });
+});
+
+describe("evidenceLabel", () => {
+  it("names evidence paths for people", () => {
+    expect(evidenceLabel("members[0].instance")).toBe("Member 1 · instance");
+    expect(evidenceLabel("waitMs.p99")).toBe("Wait · p99");
+    expect(evidenceLabel("releasedPerSec.firstHalf")).toBe("Released per sec · first half");
+    expect(evidenceLabel("lastAt")).toBe("Last seen at");
+    expect(evidenceLabel("window.coveredMs")).toBe("Window · covered");
+  });
+
+  it("reads any …At key as a time", () => {
+    const lines = flattenEvidence({ lastAt: 1_796_267_900_000, doubleReleases: 3 });
+    expect(lines).toContainEqual({ path: "lastAt", value: 1_796_267_900_000, time: true });
+    expect(lines).toContainEqual({ path: "doubleReleases", value: 3, time: false });
   });
 });

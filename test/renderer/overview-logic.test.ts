@@ -36,6 +36,9 @@ describe("filter", () => {
     expect(matchesFilter(db, f)).toBe(true);
     expect(matchesFilter(cache, f)).toBe(false);
     expect(parseFilter("   ").empty).toBe(true);
+    // is: words naming nothing are reported, not silently matched against nothing.
+    expect(parseFilter("is:leak is:double-release is:problem db").unknown).toEqual([]);
+    expect(parseFilter("is:nonsense -is:bogus").unknown).toEqual(["is:nonsense", "is:bogus"]);
   });
 
   it("aims at one field with field:value and excludes with -word", () => {

@@ -5,7 +5,7 @@
 // change. Nothing here runs unless an alert is raised or active: with none, a sample costs one
 // map-size check.
 import { RULE_BIT, type AlertChange, type AlertEngine } from "../../../shared/alerts/index.js";
-import { diagnoseAnchored, resumeDiagnosis, type Diagnosis, type DiagnosisAnchor } from "../../../shared/diagnosis/index.js";
+import { DIAGNOSIS_READ_MS, diagnoseAnchored, resumeDiagnosis, type Diagnosis, type DiagnosisAnchor } from "../../../shared/diagnosis/index.js";
 import { WindowScratch, type HistoryStore } from "../../../shared/history/index.js";
 import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../../shared/protocol/index.js";
 
@@ -18,7 +18,7 @@ export const DIAGNOSED_RULE_BITS = [...DIAGNOSED_RULES].reduce((bits, rule) => b
 /** Per-semaphore alerts whose agent is asked for its ring. */
 export const FLIGHT_RULES: ReadonlySet<AlertRule> = new Set(["leak", "convoy", "starvation", "timeouts", "double_release", "order_inversion"]);
 /** History read for a diagnosis, before the moment it is made. */
-export const DIAGNOSIS_HISTORY_MS = 180_000;
+export const DIAGNOSIS_HISTORY_MS = DIAGNOSIS_READ_MS;
 /** An active alert's diagnosis is recomputed at most this often (sample time) in its first minute... */
 export const DIAGNOSIS_REFRESH_MS = 5_000;
 /**

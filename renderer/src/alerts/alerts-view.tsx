@@ -6,11 +6,13 @@ import { useEffect, useMemo, useState } from "react";
 import type { Alert } from "../../../shared/protocol/types.js";
 import { useApp, useChannel, useMutesVersion } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
-import { RULE_LABEL } from "../logic/alert-target.js";
+import { compareAlerts, RULE_LABEL } from "../logic/alert-target.js";
 import { fmtAgo, fmtWhen } from "../logic/format.js";
 import type { AlertsTab } from "../logic/route.js";
 import { openAlert, targetLabel } from "./alert-actions.js";
 import { EvidenceView } from "./evidence-view.js";
+import { HistoryFilters, matchesHistory, NO_HISTORY_FILTER, type HistoryFilter } from "./history-filters.js";
+import { mutedEntries, MutedList } from "./muted-list.js";
 import { RulesPanel } from "./rules-panel.js";
 
 const TABS: { id: AlertsTab; label: string }[] = [
@@ -25,7 +27,10 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
   const { store, mutes, navigate } = app;
   const av = useChannel("alerts");
   const mv = useMutesVersion();
-  const [selected, setSelected] = useState<string | null>(selectedId ?? null);
+  // The selection belongs to the tab it was made in: another tab starts from its own first alert.
+  const [picked, setPicked] = useState<{ tab: AlertsTab; id: string | null }>({ tab, id: selectedId ?? null });
+  const selected = picked.tab === tab ? picked.id : null;
+  const setSelected = (id: string) => setPicked({ tab, id });
   // Re-render the "3m ago" labels now and then.
   const [, setClock] = useState(0);
   useEffect(() => {
@@ -33,19 +38,32 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
     return () => clearInterval(t);
   }, []);
 
-  const lists = useMemo(() => {
+  const { lists, muteEntries } = useMemo(() => {
     const active: Alert[] = [];
-    const muted: Alert[] = [];
     for (const a of store.alertList()) {
-      if (a.resolvedAt !== null) continue;
-      (mutes.until(a) !== null ? muted : active).push(a);
+      if (a.resolvedAt === null && mutes.until(a) === null) active.push(a);
     }
-    return { active, history: store.alertList(), muted, rules: [] as Alert[] };
+    // Every mute in force, firing or not; those whose alert is known can be selected.
+    const entries = mutedEntries(mutes.inForce(), store.alertList());
+    const muted = entries.flatMap((e) => (e.alert !== undefined ? [e.alert] : []));
+    return { lists: { active, history: store.alertList(), muted, rules: [] as Alert[] }, muteEntries: entries };
     // av, mv: versions of the alerts and the mutes.
   }, [store, mutes, av, mv]);
-  const list = lists[tab];
+  // The selection is pinned: an alert that resolves (or is muted) while selected stays in the
+  // list, shown resolved, so the buttons beside it never change target under the cursor.
+  const [history, setHistory] = useState<HistoryFilter>(NO_HISTORY_FILTER);
+  const pinned = selected === null ? undefined : store.alert(selected);
+  const list = useMemo(() => {
+    const base = tab === "history" ? lists.history.filter((a) => matchesHistory(a, history)) : lists[tab];
+    // A filter the user sets decides the list; the pinned alert is kept only against the data.
+    return tab === "rules" || (tab === "history" && history !== NO_HISTORY_FILTER) ? base : withPinned(base, pinned);
+  }, [lists, tab, pinned, history]);
   const index = list.findIndex((a) => a.id === selected);
   const current = index >= 0 ? list[index] : list[0];
+  // Nothing chosen yet: pin what is shown, so a new alert arriving on top does not replace it.
+  useEffect(() => {
+    if (current !== undefined && current.id !== selected) setPicked({ tab, id: current.id });
+  }, [current, selected, tab]);
 
   useKeyHandler((e) => {
     if (tab === "rules") return false;
@@ -71,16 +89,24 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
           {TABS.map((t) => (
             <button key={t.id} role="tab" aria-selected={tab === t.id} className={tab === t.id ? "active" : ""} onClick={() => navigate({ view: "alerts", ...(t.id !== "active" ? { tab: t.id } : {}) }, { replace: true })}>
               {t.label}
-              {t.id !== "rules" && <span className="chip-count">{lists[t.id].length}</span>}
+              {t.id !== "rules" && <span className="chip-count">{t.id === "muted" ? muteEntries.length : lists[t.id].length}</span>}
             </button>
           ))}
         </div>
         <span className="muted small toolbar-right">Acknowledge is shared through the hub; mute is this browser only.</span>
       </div>
+      {tab === "history" && <HistoryFilters filter={history} onChange={setHistory} shown={list.length} total={lists.history.length} />}
       {tab === "rules" ? (
         <RulesPanel />
+      ) : tab === "muted" && muteEntries.length > 0 ? (
+        <div className="alerts-body">
+          <MutedList entries={muteEntries} selectedId={current?.id ?? null} onSelect={(a) => setSelected(a.id)} />
+          <div className="alert-detail">{current !== undefined && <EvidenceView alert={current} />}</div>
+        </div>
       ) : list.length === 0 ? (
-        <div className="list-empty">{tab === "active" ? "No active alerts. Every semaphore is behaving." : tab === "muted" ? "Nothing muted." : "No alerts yet."}</div>
+        <div className="list-empty">
+          {tab === "active" ? (store.semaphoreCount === 0 ? "No active alerts: no semaphore has reported yet." : "No active alerts. Every semaphore is behaving.") : tab === "muted" ? "Nothing muted." : "No alerts yet."}
+        </div>
       ) : (
         <div className="alerts-body">
           <ul className="alert-list" role="listbox" aria-label="Alerts">
@@ -108,7 +134,7 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
                     <span className="mono small" title={new Date(a.raisedAt).toLocaleString()}>
                       {fmtWhen(a.raisedAt, now)}
                     </span>
-                    <span className="muted small">{a.resolvedAt === null ? fmtAgo(a.raisedAt, now) : "resolved"}</span>
+                    <span className="muted small" data-testid={a.resolvedAt === null ? undefined : "resolved-tag"}>{a.resolvedAt === null ? fmtAgo(a.raisedAt, now) : "resolved"}</span>
                     <span className="alert-flags">
                       {a.acknowledged && <span className="tag tag-muted">ack</span>}
                       {mutedUntil !== null && <span className="tag tag-muted">muted</span>}
@@ -123,4 +149,13 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
       )}
     </section>
   );
+}
+
+/** `list` with the pinned alert kept in its place (lists are newest first) when it left the list. */
+export function withPinned(list: Alert[], pinned: Alert | undefined): Alert[] {
+  if (pinned === undefined || list.some((a) => a.id === pinned.id)) return list;
+  const out = [...list];
+  const at = out.findIndex((a) => compareAlerts(pinned, a) < 0);
+  out.splice(at < 0 ? out.length : at, 0, pinned);
+  return out;
 }

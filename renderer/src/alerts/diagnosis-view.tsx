@@ -3,7 +3,7 @@
 import type { Diagnosis } from "../../../shared/diagnosis/index.js";
 import { fmtDuration, fmtPct, fmtRate } from "../logic/format.js";
 
-const CAUSE_LABEL: Record<Diagnosis["cause"], string> = {
+export const CAUSE_LABEL: Record<Diagnosis["cause"], string> = {
   slow_downstream: "Slow downstream",
   cap_too_tight: "N too tight",
   rate_limit_needed: "Rate problem",

@@ -5,7 +5,7 @@ import type { Alert } from "../../../shared/protocol/types.js";
 import { useApp } from "../app/context.js";
 import { Icon } from "../app/widgets.js";
 import { RULE_LABEL } from "../logic/alert-target.js";
-import { evidenceStacks, flattenEvidence, isDurationPath, leakHolders } from "../logic/evidence.js";
+import { evidenceLabel, evidenceStacks, flattenEvidence, isDurationPath, leakHolders } from "../logic/evidence.js";
 import { fmtCount, fmtDuration, fmtWhen } from "../logic/format.js";
 import { MUTE_DURATIONS } from "../logic/mutes.js";
 import { acknowledge, openAlert, targetLabel } from "./alert-actions.js";
@@ -109,7 +109,7 @@ export function EvidenceView({ alert }: { alert: Alert }) {
           <dl className="kv kv-evidence">
             {lines.map((l) => (
               <div key={l.path} className="kv-pair">
-                <dt className="mono">{l.path}</dt>
+                <dt title={l.path}>{evidenceLabel(l.path)}</dt>
                 <dd className="mono">{fmtEvidence(l.path, l.value, l.time, now)}</dd>
               </div>
             ))}
@@ -132,7 +132,9 @@ export function EvidenceView({ alert }: { alert: Alert }) {
       )}
       {stacks.map((s) => (
         <div key={s.path}>
-          <h4 className="subhead mono">{s.path}</h4>
+          <h4 className="subhead" title={s.path}>
+            {evidenceLabel(s.path)}
+          </h4>
           <pre className="stack">{s.stack}</pre>
         </div>
       ))}

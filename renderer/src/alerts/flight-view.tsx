@@ -1,6 +1,7 @@
 // Under an alert: the agent's flight recorder ring as a timeline of the seconds before it. Bars
-// of arrivals against grants per slice (the burst that outran the permits is marked: that is
-// where the queue formed), and the permits that never came back, with where they were taken.
+// of arrivals, grants and releases per slice (the burst that outran the permits is marked: that
+// is where the queue formed; releases falling behind grants is a leak's signal), a mark at each
+// grant that never came back, and those permits with where they were taken.
 import type { FlightRecord } from "../../../shared/protocol/types.js";
 import { flightTimeline, type FlightTimeline } from "../../../shared/diagnosis/index.js";
 import { fmtClock, fmtCount, fmtDuration, fmtRate } from "../logic/format.js";
@@ -18,26 +19,37 @@ export function flightOf(evidence: Record<string, unknown> | undefined): Attache
 const W = 360;
 const H = 72;
 
-function Bars({ tl }: { tl: FlightTimeline }) {
-  const max = Math.max(1, ...tl.bins.map((b) => Math.max(b.arrivals, b.grants)));
+function Bars({ tl, semaphore }: { tl: FlightTimeline; semaphore: string }) {
+  const max = Math.max(1, ...tl.bins.map((b) => Math.max(b.arrivals, b.grants, b.releases)));
   const bw = W / tl.bins.length;
+  const third = Math.max(1, bw / 3 - 0.5);
   const span = Math.max(1, tl.to - tl.from);
   const x = (t: number) => ((t - tl.from) / span) * W;
   return (
-    <svg className="flight-bars" viewBox={`0 0 ${W} ${H + 14}`} role="img" aria-label="Arrivals and grants over the seconds before the alert">
+    <svg className="flight-bars" viewBox={`0 0 ${W} ${H + 14}`} role="img" aria-label="Arrivals, grants and releases over the seconds before the alert">
       {tl.burst !== null && <rect className="flight-burst" x={x(tl.burst.from)} y={0} width={Math.max(2, x(tl.burst.to) - x(tl.burst.from))} height={H} />}
       {tl.bins.map((b, i) => {
         const ha = (b.arrivals / max) * H;
         const hg = (b.grants / max) * H;
+        const hr = (b.releases / max) * H;
         return (
           <g key={i}>
-            <rect className="flight-arrivals" x={i * bw + 1} y={H - ha} width={Math.max(1, bw / 2 - 1)} height={ha}>
-              <title>{`${fmtClock(b.from)}: ${b.arrivals} arrived, ${b.grants} granted, ${b.releases} released, ${b.failed} failed`}</title>
-            </rect>
-            <rect className="flight-grants" x={i * bw + bw / 2} y={H - hg} width={Math.max(1, bw / 2 - 1)} height={hg} />
+            <title>{`${fmtClock(b.from)}: ${b.arrivals} arrived, ${b.grants} granted, ${b.releases} released, ${b.failed} failed`}</title>
+            <rect className="flight-arrivals" x={i * bw + 0.5} y={H - ha} width={third} height={ha} />
+            <rect className="flight-grants" x={i * bw + bw / 3} y={H - hg} width={third} height={hg} />
+            <rect className="flight-releases" x={i * bw + (2 * bw) / 3} y={H - hr} width={third} height={hr} />
           </g>
         );
       })}
+      {tl.stuck.map((h) =>
+        h.grantedAt === null || h.grantedAt < tl.from ? null : (
+          <g key={h.holder} className="flight-leaked" data-testid="flight-leaked">
+            <title>{`${semaphore}#${h.holder} granted ${fmtClock(h.grantedAt)}, never released (held ${fmtDuration(h.heldMs)})`}</title>
+            <line x1={x(h.grantedAt)} x2={x(h.grantedAt)} y1={0} y2={H} />
+            <circle cx={x(h.grantedAt)} cy={4} r={3} />
+          </g>
+        ),
+      )}
       <text className="flight-axis" x={0} y={H + 12}>
         {fmtClock(tl.from)}
       </text>
@@ -73,12 +85,13 @@ export function FlightView({ flight, semaphore }: { flight: Attached; semaphore:
       <p className="muted small">
         {fmtCount(tl.ops)} operations{tl.overwritten > 0 ? ` (${fmtCount(tl.overwritten)} older ones overwritten)` : ""}
         {flight.sharedFrom !== undefined ? `; the same ring as alert ${flight.sharedFrom}` : ""}.{" "}
-        <span className="flight-key flight-key-a">arrivals</span> <span className="flight-key flight-key-g">grants</span>
+        <span className="flight-key flight-key-a">arrivals</span> <span className="flight-key flight-key-g">grants</span>{" "}
+        <span className="flight-key flight-key-r">releases</span> <span className="flight-key flight-key-l">a grant never released</span>
       </p>
       {flight.trimmedOps !== undefined ? (
         <p className="muted small">The {fmtCount(flight.trimmedOps)} operations were dropped on the hub (only the newest alerts keep theirs); the holders below remain.</p>
       ) : (
-        <Bars tl={tl} />
+        <Bars tl={tl} semaphore={semaphore} />
       )}
       {tl.burst !== null && (
         <p className="small" data-testid="flight-burst">

@@ -13,6 +13,33 @@ const GROUP_LABEL: Record<keyof AlertThresholds, string> = {
   agentDown: "Agent down",
 };
 
+/** Each threshold in words, with its unit: what a user tunes, not the wire's key (kept as the hover text). */
+const FIELD_WORDS: { readonly [G in keyof AlertThresholds]: { readonly [F in keyof AlertThresholds[G]]: string } } = {
+  window: { maxGapIntervals: "A gap longer than this many sampling intervals restarts every window" },
+  convoy: {
+    windowMs: "Raise after the convoy holds for (ms)",
+    minWaiters: "At least this many waiters",
+    waitToHoldRatio: "Wait p99 at least this many times hold p50",
+    clearMs: "Resolve after no waiters for (ms)",
+  },
+  starvation: {
+    minWaitMs: "Oldest wait at least (ms)",
+    holdP99Multiple: "…and at least this many times hold p99",
+    clearMs: "Resolve after the condition is false for (ms)",
+  },
+  timeouts: {
+    windowMs: "Measured over the last (ms)",
+    ratio: "Timeouts + rejections per attempt at least (0–1)",
+    minAttempts: "Judge only with at least this many attempts",
+    clearMs: "Resolve after the ratio is below for (ms)",
+  },
+  doubleRelease: { quietMs: "Resolve after no double release for (ms)" },
+  agentDown: {
+    silentIntervals: "Down after silent for this many of its intervals",
+    defaultIntervalMs: "Interval assumed before its first samples (ms)",
+  },
+};
+
 function FieldRow({ group, field, value }: { group: keyof AlertThresholds; field: string; value: number }) {
   const { client, store } = useApp();
   const [text, setText] = useState(String(value));
@@ -30,8 +57,8 @@ function FieldRow({ group, field, value }: { group: keyof AlertThresholds; field
   };
   return (
     <div className="rule-field">
-      <label className="mono small" htmlFor={`th-${group}-${field}`}>
-        {field}
+      <label className="small" htmlFor={`th-${group}-${field}`} title={field}>
+        {(FIELD_WORDS[group] as Record<string, string | undefined>)[field] ?? field}
       </label>
       <input id={`th-${group}-${field}`} className="mono" inputMode="decimal" value={text} onChange={(e) => setText(e.target.value)} onKeyDown={(e) => e.key === "Enter" && dirty && void save()} />
       {dirty && (
@@ -51,7 +78,6 @@ export function RulesPanel() {
   if (th === null) return <div className="list-empty">No thresholds yet.</div>;
   return (
     <div className="rules" data-v={v}>
-      <p className="muted small">Leak has no threshold (the check is exact); over_budget takes its budget from each semaphore’s registration.</p>
       <div className="rules-grid">
         {(Object.keys(GROUP_LABEL) as (keyof AlertThresholds)[]).map((g) => (
           <div key={g} className="card panel">
@@ -63,7 +89,22 @@ export function RulesPanel() {
             ))}
           </div>
         ))}
+        {FIXED_RULES.map((r) => (
+          <div key={r.title} className="card panel" data-testid="rule-fixed">
+            <div className="card-head">
+              <h3>{r.title}</h3>
+            </div>
+            <p className="muted small">{r.text}</p>
+          </div>
+        ))}
       </div>
     </div>
   );
 }
+
+/** The rules with nothing to tune, said in words so none is missing from the tab. */
+const FIXED_RULES = [
+  { title: "Leak", text: "No threshold: the check is exact (available + in use = N), and a permit held past the agent's leakThresholdMs is reported with its stack." },
+  { title: "Over budget", text: "Raised when the caps of a fleet's live replicas add up past the budget each semaphore registers; resolved when back within it." },
+  { title: "Order inversion", text: "Raised when two semaphores are taken in both orders (a deadlock waiting to happen); only acknowledging it resolves it." },
+];

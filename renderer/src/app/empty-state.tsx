@@ -2,11 +2,12 @@
 import { DEFAULT_HUB } from "../data/hub-target.js";
 import { useApp } from "./context.js";
 
-const SNIPPET = [
-  'import { Semaphore, connect } from "semscope-agent";',
-  'connect({ service: "checkout" });',
-  'const db = new Semaphore({ name: "db", permits: 20 });',
-];
+/** The three lines, aimed at this hub (and its token, read from the environment, never written here). */
+export function agentSnippet(url: string, hasToken: boolean): string[] {
+  const opts = [`service: "checkout"`, `url: "${url.replace(/\/$/, "")}"`];
+  if (hasToken) opts.push("token: process.env.SEMSCOPE_TOKEN");
+  return ['import { Semaphore, connect } from "semscope-agent";', `connect({ ${opts.join(", ")} });`, 'const db = new Semaphore({ name: "db", permits: 20 });'];
+}
 
 export function EmptyState() {
   const { target } = useApp();
@@ -19,8 +20,8 @@ export function EmptyState() {
           Semscope shows every semaphore an agent reports. Add the agent to a Node service with three lines, run it, and its
           semaphores appear here within a second.
         </p>
-        <pre className="code">
-          {SNIPPET.map((line) => (
+        <pre className="code" data-testid="agent-snippet">
+          {agentSnippet(target.url, target.token !== null).map((line) => (
             <span key={line} className="code-line">
               {line}
               {"\n"}

@@ -28,10 +28,18 @@ export function useKeyHandler(handler: KeyHandler): void {
 }
 
 export function installKeyboard(global: KeyHandler): () => void {
+  // The control a pointer pressed last: it keeps focus after the click, but was not reached with the keyboard.
+  let clicked: Element | null = null;
   const onKey = (e: KeyboardEvent): void => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-    // Enter or Space on a focused button or link is that control's, not the list's.
-    if ((e.key === "Enter" || e.key === " ") && (e.target instanceof HTMLButtonElement || e.target instanceof HTMLAnchorElement)) return;
+    // Enter or Space on a button or link reached with the keyboard is that control's. Enter on
+    // one that only has focus because it was clicked is not: it goes to the list, so it opens
+    // the selected row rather than pressing the toggle clicked a moment ago again.
+    if (e.key === "Tab") clicked = null;
+    if ((e.key === "Enter" || e.key === " ") && (e.target instanceof HTMLButtonElement || e.target instanceof HTMLAnchorElement)) {
+      if (e.target !== clicked || e.key === " ") return;
+      e.preventDefault();
+    }
     const inField = typing(e.target);
     if (inField && e.key !== "Escape" && e.key !== "ArrowDown" && e.key !== "Enter") return;
     if (inField && e.key === "Escape" && e.target instanceof HTMLElement) {
@@ -47,8 +55,15 @@ export function installKeyboard(global: KeyHandler): () => void {
     }
     if (!inField && global(e)) e.preventDefault();
   };
+  const onPointer = (e: PointerEvent): void => {
+    clicked = e.target instanceof Element ? e.target.closest("button, a") : null;
+  };
+  window.addEventListener("pointerdown", onPointer, true);
   window.addEventListener("keydown", onKey);
-  return () => window.removeEventListener("keydown", onKey);
+  return () => {
+    window.removeEventListener("pointerdown", onPointer, true);
+    window.removeEventListener("keydown", onKey);
+  };
 }
 
 /** j/k and the arrows as a step, or null. */

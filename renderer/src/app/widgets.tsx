@@ -1,6 +1,8 @@
 // Small presentational pieces shared by the views: status badges, utilization bars, icons.
 import type { ReactNode } from "react";
+import { RULE_LABEL } from "../logic/alert-target.js";
 import { fmtPct } from "../logic/format.js";
+import type { RowAlerts } from "../logic/row-alerts.js";
 import { STATUS_LABEL, utilizationLevel, type DisplayStatus } from "../logic/status.js";
 
 export function StatusBadge({ status, title }: { status: DisplayStatus; title?: string }) {
@@ -8,6 +10,30 @@ export function StatusBadge({ status, title }: { status: DisplayStatus; title?: 
     <span className={`badge status-${status}`} title={title}>
       <span className="dot" />
       {STATUS_LABEL[status]}
+    </span>
+  );
+}
+
+/**
+ * A row's status with every alert firing on it: the worst alert leads, coloured by its severity,
+ * the others follow as tags; a status no alert explains (saturated, stale) stays beside them.
+ */
+export function RowStatus({ status, alerts }: { status: DisplayStatus; alerts: RowAlerts | undefined }) {
+  if (alerts === undefined) return <StatusBadge status={status} />;
+  const [lead, ...rest] = alerts.rules;
+  const shown = new Set<string>(alerts.rules);
+  return (
+    <span className="row-status" data-alerts={alerts.rules.join(" ")} data-severity={alerts.worst}>
+      <span className={`badge sev-badge sev-${alerts.worst}`} title={alerts.rules.map((r) => RULE_LABEL[r]).join(", ")}>
+        <span className="dot" />
+        {RULE_LABEL[lead]}
+      </span>
+      {rest.map((r) => (
+        <span key={r} className="tag rule-tag">
+          {RULE_LABEL[r]}
+        </span>
+      ))}
+      {status !== "ok" && !shown.has(status) && <span className={`tag rule-tag status-${status}`}>{STATUS_LABEL[status]}</span>}
     </span>
   );
 }

@@ -1,9 +1,10 @@
 // Export of one chart: PNG from its canvas (canvas.toBlob, with the title and legend drawn in,
-// on the panel colour, since the canvas itself is transparent and its legend is HTML), and its
+// on the panel colour, since the canvas itself is transparent and its legend is HTML; drawn
+// again at 2x on a screen of lower resolution), and its
 // data as CSV (logic/csv.ts). Both are handed to the browser as a download.
 import { chartCsv, exportFileName } from "../logic/csv.js";
 import { chartColors, cssVar } from "./chart-theme.js";
-import type { ChartHandle } from "./uplot-chart.js";
+import { renderScaled, type ChartHandle } from "./uplot-chart.js";
 
 function download(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
@@ -18,9 +19,24 @@ function download(blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function chartPngBlob(h: ChartHandle, subtitle: string): Promise<Blob> {
-  const src = h.plot.ctx.canvas;
+/** Exports are drawn at least this many device pixels per CSS pixel, whatever the screen's. */
+export const EXPORT_MIN_PIXEL_RATIO = 2;
+
+export async function chartPngBlob(h: ChartHandle, subtitle: string): Promise<Blob> {
+  const k = Math.max(1, Math.ceil(EXPORT_MIN_PIXEL_RATIO / devicePixelRatio));
+  const scaled = k > 1 ? renderScaled(h, k) : null;
+  try {
+    // uPlot sizes and draws a new chart in a microtask after it is built.
+    if (scaled !== null) await new Promise<void>((r) => queueMicrotask(r));
+    return await drawPng(h, scaled?.canvas ?? h.plot.ctx.canvas, subtitle);
+  } finally {
+    scaled?.dispose();
+  }
+}
+
+function drawPng(h: ChartHandle, src: HTMLCanvasElement, subtitle: string): Promise<Blob> {
   const dpr = src.width / Math.max(1, h.plot.width);
+  if (!(dpr >= 1)) return Promise.reject(new Error(`chart not drawn yet (${src.width} px wide)`));
   const c = chartColors();
   const header = Math.round(46 * dpr);
   const out = document.createElement("canvas");
@@ -34,10 +50,12 @@ export function chartPngBlob(h: ChartHandle, subtitle: string): Promise<Blob> {
   ctx.font = `600 ${13 * dpr}px ${c.font}`;
   ctx.textBaseline = "top";
   ctx.fillText(h.spec.title, 10 * dpr, 8 * dpr);
+  // Measured in the title's own font: measured in the subtitle's, it came out short and the
+  // subtitle was drawn over the title.
+  const titleWidth = ctx.measureText(h.spec.title).width;
   ctx.font = `${11 * dpr}px ${c.font}`;
   ctx.fillStyle = c.axis;
-  const titleWidth = ctx.measureText(h.spec.title).width;
-  ctx.fillText(subtitle, 10 * dpr + titleWidth + 12 * dpr + 0 * dpr, 10 * dpr);
+  ctx.fillText(subtitle, 10 * dpr + titleWidth + 12 * dpr, 10 * dpr);
   let x = 10 * dpr;
   for (const s of h.spec.series) {
     ctx.fillStyle = cssVar(s.color);

@@ -27,6 +27,9 @@ export interface ChartSpec {
   series: SeriesSpec[];
   y: Unit;
   y2?: Unit;
+  /** What the left (and right) axis counts, with its unit: "permits", "ms". */
+  yLabel: string;
+  y2Label?: string;
   height: number;
 }
 
@@ -34,6 +37,8 @@ export interface ChartSpec {
 export interface Marker {
   t: number;
   label: string;
+  /** The hover text: which alert, when, what it said. */
+  title?: string;
 }
 
 /** A horizontal line at a level (a fleet budget). */

@@ -5,7 +5,7 @@ import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { fmtClock, fmtCount, fmtDuration, fmtRate, fmtTimeTick } from "../logic/format.js";
-import type { ChartFeed, ChartSpec, Unit } from "./chart-spec.js";
+import type { ChartFeed, ChartSpec, Marker, Unit } from "./chart-spec.js";
 import { chartColors, cssVar, withAlpha } from "./chart-theme.js";
 import { keepChart, schemeIsDark, takeChart, type ChartBinding } from "./chart-pool.js";
 import { cancelFrame, claimHeavyWork, scheduleFrame } from "./frame-scheduler.js";
@@ -39,32 +39,102 @@ function showLatest(u: uPlot): void {
   if (n > 0) u.setLegend({ idx: n - 1 }, false);
 }
 
+/** Each plot's tooltip, and whether the pointer is over that plot (synced charts move their cursors too). */
+const tips = new WeakMap<uPlot, { el: HTMLDivElement; hovered: boolean }>();
+
+function attachTip(u: uPlot): void {
+  const el = document.createElement("div");
+  el.className = "chart-tip";
+  el.hidden = true;
+  u.over.appendChild(el);
+  const tip = { el, hovered: false };
+  tips.set(u, tip);
+  u.over.addEventListener("mouseenter", () => (tip.hovered = true));
+  u.over.addEventListener("mouseleave", () => {
+    tip.hovered = false;
+    el.hidden = true;
+  });
+}
+
+/** Markers within this many CSS pixels of the cursor are named in the tooltip. */
+const MARKER_HOVER_PX = 6;
+
+/**
+ * The tooltip at the cursor, on the chart under the pointer only: the time, each shown series'
+ * value, and the alerts whose markers are under the cursor (their hover text).
+ */
+function updateTip(u: uPlot, spec: ChartSpec, colors: readonly string[], markers: readonly Marker[]): void {
+  const tip = tips.get(u);
+  const idx = u.cursor.idx;
+  const left = u.cursor.left ?? -1;
+  const top = u.cursor.top ?? -1;
+  if (tip === undefined) return;
+  if (!tip.hovered || idx === null || idx === undefined || left < 0) {
+    tip.el.hidden = true;
+    return;
+  }
+  const lines: [string, string, string | null][] = [["", fmtClock(u.data[0][idx]), null]];
+  for (const m of markers) {
+    if (Math.abs(u.valToPos(m.t, "x") - left) <= MARKER_HOVER_PX) lines.push(["", m.title ?? m.label, "marker"]);
+  }
+  spec.series.forEach((s, i) => {
+    const series = u.series[i + 1];
+    if (series.show === false) return;
+    const unit = s.unit ?? (s.scale === "y2" ? (spec.y2 ?? spec.y) : spec.y);
+    lines.push([s.label, fmtValue(unit, u.data[i + 1][idx]), colors[i]]);
+  });
+  tip.el.replaceChildren(
+    ...lines.map(([label, value, color]) => {
+      const row = document.createElement("div");
+      row.className = color === "marker" ? "tip-marker" : "tip-row";
+      if (color !== null && color !== "marker") {
+        const dot = document.createElement("span");
+        dot.className = "tip-dot";
+        dot.style.background = color;
+        row.append(dot);
+      }
+      row.append(label === "" ? value : `${label} ${value}`);
+      return row;
+    }),
+  );
+  tip.el.hidden = false;
+  // Beside the cursor, flipped to its left near the right edge.
+  const w = tip.el.offsetWidth;
+  const x = left + 12 + w > u.over.clientWidth ? left - 12 - w : left + 12;
+  tip.el.style.transform = `translate(${Math.max(0, x)}px, ${Math.max(0, Math.min(top + 12, u.over.clientHeight - tip.el.offsetHeight))}px)`;
+}
+
 /** Options whose hooks read the feed through `bound`, so a kept chart can serve another view. */
-function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot.Options {
+function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number, k = 1): uPlot.Options {
+  // k: every size times k, for an export drawn at k times the screen's resolution.
   const c = chartColors();
-  const font = `11px ${c.font}`;
+  const font = `${11 * k}px ${c.font}`;
+  const px = devicePixelRatio * k;
   const axis = (scale: string, unit: Unit, side: 1 | 3): uPlot.Axis => ({
     scale,
     side,
     stroke: c.axis,
     font,
-    size: 52,
-    gap: 4,
+    size: 52 * k,
+    gap: 4 * k,
     grid: side === 3 ? { stroke: c.grid, width: 1 } : { show: false },
     ticks: { show: false },
     values: axisValues(unit),
+    // Counts are whole: no tick at 0.5 or 1.5 permits.
+    ...(unit === "count" ? { incrs: [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 100_000, 1_000_000] } : {}),
   });
+  const colors = spec.series.map((s) => cssVar(s.color));
   const series: uPlot.Series[] = [
     { label: "Time", value: (_u, v) => (v === null ? "—" : fmtClock(v)) },
-    ...spec.series.map((s): uPlot.Series => {
-      const color = cssVar(s.color);
+    ...spec.series.map((s, i): uPlot.Series => {
+      const color = colors[i];
       const unit = s.unit ?? (s.scale === "y2" ? (spec.y2 ?? spec.y) : spec.y);
       return {
         label: s.label,
         scale: s.scale ?? "y",
         stroke: color,
-        width: s.width ?? 1.5,
-        ...(s.dash !== undefined ? { dash: s.dash } : {}),
+        width: (s.width ?? 1.5) * k,
+        ...(s.dash !== undefined ? { dash: s.dash.map((d) => d * k) } : {}),
         ...(s.fill === true ? { fill: withAlpha(color, 0.12) } : {}),
         points: { show: false },
         value: (_u, v) => fmtValue(unit, v),
@@ -77,11 +147,11 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
       font,
       grid: { stroke: c.grid, width: 1 },
       ticks: { show: false },
-      size: 26,
-      gap: 4,
-      space: 70,
+      size: 26 * k,
+      gap: 4 * k,
+      space: 70 * k,
       // A tick at the very left would print over the y axis's labels: it goes unlabelled.
-      values: (u, splits, _axis, _space, incr) => splits.map((v) => (u.valToPos(v, "x") < 16 ? "" : fmtTimeTick(v, incr))),
+      values: (u, splits, _axis, _space, incr) => splits.map((v) => (u.valToPos(v, "x") < 16 * k ? "" : fmtTimeTick(v, incr))),
     },
     axis("y", spec.y, 3),
   ];
@@ -99,15 +169,19 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
       y: { range: yRange },
       ...(spec.y2 !== undefined ? { y2: { range: yRange } } : {}),
     },
-    legend: { show: true, live: true },
+    // A marker in each series' colour (the stylesheet draws markers as bars, without uPlot's
+    // border, which is where a line series had its colour); clicking an entry toggles its series.
+    legend: { show: k === 1, live: true, markers: { width: 0, fill: (_u, i) => (i > 0 ? colors[i - 1] : "transparent") } },
     cursor: { sync: { key: "semscope-detail" }, drag: { x: false, y: false }, points: { size: 6 } },
-    padding: [10, 18, 0, 0],
+    padding: [10 * k, 18 * k, 0, 0],
     hooks: {
+      init: [(u) => attachTip(u)],
       // Away from the cursor, the legend reads the latest point: a live readout, not dashes.
       setCursor: [
         (u) => {
           // uPlot sets the cursor while it is still being built: too early for setLegend.
           if (bound.ready && (u.cursor.idx === null || u.cursor.idx === undefined)) showLatest(u);
+          updateTip(u, spec, colors, bound.feed.markers());
         },
       ],
       draw: [
@@ -115,7 +189,7 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
           const ctx = u.ctx;
           const { left, top, width: w, height: h } = u.bbox;
           ctx.save();
-          ctx.lineWidth = Math.max(1, devicePixelRatio);
+          ctx.lineWidth = Math.max(1, px);
           // uPlot leaves the y axis's right alignment set.
           ctx.textAlign = "left";
           ctx.textBaseline = "alphabetic";
@@ -124,15 +198,15 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
             const y = u.valToPos(level.value, "y", true);
             if (!(y >= top && y <= top + h)) continue;
             ctx.strokeStyle = c.budget;
-            ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+            ctx.setLineDash([6 * px, 4 * px]);
             ctx.beginPath();
             ctx.moveTo(left, y);
             ctx.lineTo(left + w, y);
             ctx.stroke();
             ctx.setLineDash([]);
             ctx.fillStyle = c.budget;
-            ctx.font = `${11 * devicePixelRatio}px ${c.font}`;
-            ctx.fillText(level.label, left + 6 * devicePixelRatio, y - 4 * devicePixelRatio);
+            ctx.font = `${11 * px}px ${c.font}`;
+            ctx.fillText(level.label, left + 6 * px, y - 4 * px);
           }
           // Lines on every chart, their labels only on the first, so the others stay readable.
           const labelled = spec.id === "permits";
@@ -143,7 +217,7 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
             const x = u.valToPos(m.t, "x", true);
             if (!(x >= left && x <= left + w)) continue;
             ctx.strokeStyle = c.marker;
-            ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+            ctx.setLineDash([4 * px, 3 * px]);
             ctx.beginPath();
             ctx.moveTo(x, top);
             ctx.lineTo(x, top + h);
@@ -151,7 +225,7 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number): uPlot
             ctx.setLineDash([]);
             if (!labelled || x < labelEnd) continue;
             // On a chip of the panel colour, so the label reads over lines and the cap.
-            const dpr = devicePixelRatio;
+            const dpr = px;
             ctx.font = `${10.5 * dpr}px ${c.font}`;
             const labelWidth = ctx.measureText(m.label).width;
             if (x + labelWidth + 8 * dpr > left + w) continue;
@@ -235,6 +309,44 @@ export function warmCharts(specs: readonly ChartSpec[], idle: (fn: () => void) =
     idle(next);
   };
   idle(next);
+}
+
+/** What an axis counts, in its unit: "permits", "per second", "duration (ms · s)". */
+export function axisUnit(label: string, unit: Unit): string {
+  return unit === "ms" ? `${label} (ms · s)` : label;
+}
+
+/**
+ * The chart drawn again, offscreen, at `k` times its size (fonts, lines and gaps with it) over
+ * the same data and time range: for a PNG sharper than the screen's. The caller draws the
+ * canvas, then calls `dispose`.
+ */
+export function renderScaled(h: ChartHandle, k: number): { canvas: HTMLCanvasElement; dispose: () => void } {
+  const host = offscreenHost();
+  const el = document.createElement("div");
+  host.append(el);
+  if (host.parentNode === null) document.body.appendChild(host);
+  const { min, max } = h.plot.scales.x;
+  const src = h.feed;
+  const feed: ChartFeed = {
+    subscribe: () => () => undefined,
+    version: () => src.version(),
+    ready: () => true,
+    data: (columns) => src.data(columns),
+    xRange: () => (min !== undefined && max !== undefined ? [min, max] : src.xRange()),
+    markers: () => src.markers(),
+    levels: () => src.levels(),
+  };
+  const binding: ChartBinding = { feed, ready: true, dark: schemeIsDark() };
+  const opts = { ...makeOptions(h.spec, binding, h.plot.width * k, k), height: h.spec.height * k };
+  const plot = new uPlot(opts, h.feed.data(h.spec.series.map((s) => s.column)), el);
+  return {
+    canvas: plot.ctx.canvas,
+    dispose: () => {
+      plot.destroy();
+      host.remove();
+    },
+  };
 }
 
 export interface UplotChartProps {

@@ -33,6 +33,12 @@ export class MuteStore {
     return mutedUntil(this.mutes, alert, Date.now());
   }
 
+  /** Every mute in force, soonest to end first. */
+  inForce(): Mute[] {
+    const now = Date.now();
+    return this.mutes.filter((m) => m.until > now).sort((a, b) => a.until - b.until);
+  }
+
   mute(alert: Pick<Alert, "rule" | "key">, durationMs: number): void {
     this.mutes = addMute(this.mutes, alert, durationMs, Date.now());
     this.changed(true);

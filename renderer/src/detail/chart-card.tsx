@@ -3,7 +3,7 @@ import { useCallback, useRef, useState } from "react";
 import { Icon } from "../app/widgets.js";
 import { exportCsv, exportPng } from "../charts/chart-export.js";
 import type { ChartFeed, ChartSpec } from "../charts/chart-spec.js";
-import { UplotChart, type ChartHandle } from "../charts/uplot-chart.js";
+import { axisUnit, UplotChart, type ChartHandle } from "../charts/uplot-chart.js";
 
 export interface ChartCardProps {
   spec: ChartSpec;
@@ -44,6 +44,16 @@ export function ChartCard({ spec, feed, themeKey, nameParts }: ChartCardProps) {
             <Icon name="download" /> CSV
           </button>
         </div>
+      </div>
+      <div className="axis-units small muted">
+        <span className="axis-unit" data-testid="axis-unit-y">
+          {axisUnit(spec.yLabel, spec.y)}
+        </span>
+        {spec.y2 !== undefined && (
+          <span className="axis-unit" data-testid="axis-unit-y2">
+            {axisUnit(spec.y2Label ?? "", spec.y2)}
+          </span>
+        )}
       </div>
       <UplotChart spec={spec} feed={feed} themeKey={themeKey} onReady={onReady} />
     </div>

@@ -7,6 +7,7 @@ export const PERMITS: ChartSpec = {
   title: "Permits in use",
   subtitle: "against the cap N",
   y: "count",
+  yLabel: "permits",
   height: 190,
   series: [
     { label: "in use", column: "inUse", color: "--c-inuse", width: 2, fill: true },
@@ -20,6 +21,8 @@ export const QUEUE: ChartSpec = {
   subtitle: "waiters and the age of the oldest",
   y: "count",
   y2: "ms",
+  yLabel: "waiters",
+  y2Label: "oldest wait",
   height: 190,
   series: [
     { label: "waiters", column: "waiters", color: "--c-waiters", width: 2, fill: true },
@@ -32,11 +35,13 @@ export const LATENCY: ChartSpec = {
   title: "Wait vs hold",
   subtitle: "a queue shows in the wait, a slow downstream in the hold",
   y: "ms",
+  yLabel: "duration",
   height: 190,
+  // Wait warm, hold cool; a p50 dashed under its p99, so a pair reads as a pair.
   series: [
-    { label: "wait p50", column: "waitP50", color: "--c-wait50", width: 1.25 },
+    { label: "wait p50", column: "waitP50", color: "--c-wait50", width: 1.25, dash: [5, 3] },
     { label: "wait p99", column: "waitP99", color: "--c-wait99", width: 2 },
-    { label: "hold p50", column: "holdP50", color: "--c-hold50", width: 1.25 },
+    { label: "hold p50", column: "holdP50", color: "--c-hold50", width: 1.25, dash: [5, 3] },
     { label: "hold p99", column: "holdP99", color: "--c-hold99", width: 2 },
   ],
 };
@@ -46,11 +51,12 @@ export const THROUGHPUT: ChartSpec = {
   title: "Throughput",
   subtitle: "per second",
   y: "rate",
+  yLabel: "per second",
   height: 190,
   series: [
     // Acquired under released, wider: the two track each other, and both should stay visible.
     { label: "acquired", column: "acquiredPerSec", color: "--c-acq", width: 2.5 },
-    { label: "released", column: "releasedPerSec", color: "--c-rel", width: 1.25 },
+    { label: "released", column: "releasedPerSec", color: "--c-rel", width: 1.25, dash: [5, 3] },
     { label: "timeouts", column: "timeoutsPerSec", color: "--c-timeout", width: 1.5 },
     { label: "rejections", column: "rejectionsPerSec", color: "--c-reject", width: 1.5 },
   ],

@@ -6,19 +6,21 @@ import { useEffect, useMemo, useState } from "react";
 import type { Alert } from "../../../shared/protocol/types.js";
 import { useApp, useChannel } from "../app/context.js";
 import { useColorScheme } from "../app/theme.js";
-import { Icon, StatusBadge } from "../app/widgets.js";
+import { Icon, RowStatus } from "../app/widgets.js";
 import type { Marker } from "../charts/chart-spec.js";
 import { DetailFeed, type DetailTarget } from "../data/detail-feed.js";
-import { alertTarget } from "../logic/alert-target.js";
+import { alertTarget, RULE_LABEL } from "../logic/alert-target.js";
 import { fmtClock, fmtWhen } from "../logic/format.js";
 import { displayStatus, type DisplayStatus } from "../logic/status.js";
 import { DEFAULT_WINDOW, WINDOWS, windowMs, type WindowId } from "../logic/time-window.js";
+import { useRowAlerts } from "../overview/use-row-alerts.js";
+import { useIsReplay } from "../replay/replay-bar.js";
 import { ChartCard } from "./chart-card.js";
 import { DETAIL_CHARTS } from "./chart-specs.js";
 import { useFeedStatus, useFleetEntry, useSemaphoreSlow } from "./detail-hooks.js";
 import { LittlesPanel } from "./littles-panel.js";
 import { AlertsPanel, ConfigPanel, HoldersPanel, ReplicasPanel } from "./side-panels.js";
-import { StatStrip } from "./stat-strip.js";
+import { StatStrip, useFrozen } from "./stat-strip.js";
 
 export interface DetailViewProps {
   target: DetailTarget;
@@ -33,28 +35,37 @@ function targetKey(t: DetailTarget): string {
   return t.kind === "semaphore" ? t.key : `${t.service}/${t.name}`;
 }
 
-function useTargetAlerts(target: DetailTarget): Alert[] {
+/** The target's alerts, and for a semaphore its agent's (agent_down: why its numbers stopped). */
+function useTargetAlerts(target: DetailTarget, agent: { service: string; instance: string } | undefined): Alert[] {
   const { store } = useApp();
   const v = useChannel("alerts");
+  const service = agent?.service;
+  const instance = agent?.instance;
   return useMemo(() => {
     const key = targetKey(target);
     return store.alertList().filter((a) => {
       const t = alertTarget(a);
+      if (t.kind === "instance") return target.kind === "semaphore" && t.service === service && t.instance === instance;
       return target.kind === "semaphore" ? t.kind === "semaphore" && t.key === key : t.kind === "fleet" && t.service === target.service && t.name === target.name;
     });
     // v: the alerts' version.
-  }, [store, target, v]);
+  }, [store, target, v, service, instance]);
 }
 
 export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: DetailViewProps) {
   const { store, client, navigate } = useApp();
+  const replay = useIsReplay();
   const scheme = useColorScheme();
   const [feed] = useState(() => new DetailFeed(client, store, target, windowMs(windowId), at !== undefined ? { at } : null));
   const status = useFeedStatus(feed);
   const semKey = target.kind === "semaphore" ? target.key : "";
   const sem = useSemaphoreSlow(semKey);
   const fleet = useFleetEntry(target.kind === "fleet" ? target.service : "", target.kind === "fleet" ? target.name : "");
-  const alerts = useTargetAlerts(target);
+  const alerts = useTargetAlerts(target, sem);
+  const agent = sem !== undefined ? store.agents.get(sem.agentId) : undefined;
+  // Every alert firing on it, as its row in the lists shows them.
+  const rowAlerts = useFrozen(useRowAlerts(targetKey(target)), status.pin !== null);
+  const disconnected = agent !== undefined && !agent.connected;
 
   // The side panels mount once the charts have their history (or after a moment without it):
   // what the user waits for when opening a view is the first chart, and mounting four panels in
@@ -82,7 +93,7 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
 
   // The alert marker(s): the pinned moment, and every alert of this target raised in view.
   useEffect(() => {
-    const markers: Marker[] = alerts.map((a) => ({ t: a.raisedAt, label: a.rule.replace("_", " ") }));
+    const markers: Marker[] = alerts.map((a) => ({ t: a.raisedAt, label: a.rule.replace("_", " "), title: `${RULE_LABEL[a.rule]} raised ${fmtClock(a.raisedAt)}: ${a.message}` }));
     if (at !== undefined && !alerts.some((a) => a.raisedAt === at)) markers.push({ t: at, label: "alert" });
     feed.setMarkers(markers);
   }, [feed, alerts, at]);
@@ -107,8 +118,11 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
 
   const title = target.kind === "semaphore" ? (sem?.name ?? target.key.split("/").pop() ?? target.key) : target.name;
   const crumbs = target.kind === "semaphore" ? [sem?.service ?? target.key.split("/")[0], sem?.instance ?? target.key.split("/")[1]] : [target.service, `${fleet?.instances ?? "?"} replicas`];
-  const dstatus: DisplayStatus | null =
-    sem !== undefined ? displayStatus(sem.status, store.agentConnected(sem.agentId)) : fleet !== undefined ? (fleet.overBudget ? "saturated" : "ok") : null;
+  // Paused, the badge stays with the charts and the numbers, at the paused moment.
+  const dstatus: DisplayStatus | null = useFrozen(
+    sem !== undefined ? displayStatus(sem.status, store.agentConnected(sem.agentId)) : fleet !== undefined ? "ok" : null,
+    !live,
+  );
   const nameParts = target.kind === "semaphore" ? [crumbs[0] ?? "", crumbs[1] ?? "", title] : [target.service, title, "fleet"];
   const gone = target.kind === "semaphore" ? sem === undefined : fleet === undefined;
 
@@ -128,7 +142,7 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
             </div>
             <h1>
               {title}
-              {dstatus !== null && <StatusBadge status={dstatus} />}
+              {dstatus !== null && <RowStatus status={dstatus} alerts={rowAlerts} />}
               {gone && <span className="tag tag-muted">no longer reported</span>}
             </h1>
           </div>
@@ -141,13 +155,20 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
               </button>
             ))}
           </div>
-          <button className={`btn ${live ? "" : "btn-primary"}`} onClick={onPauseResume} data-testid="pause">
-            <Icon name={live ? "pause" : "play"} /> {live ? "Pause" : at !== undefined ? "Go live" : "Resume"}
-          </button>
-          <span className={`live-state ${live ? "is-live" : "is-paused"}`} data-testid="live-state">
-            {live ? (
+          {/* A replay has its own play and pause (the replay bar): nothing here is live. */}
+          {(!replay || at !== undefined) && (
+            <button className={`btn ${live ? "" : "btn-primary"}`} onClick={onPauseResume} data-testid="pause">
+              <Icon name={live ? "pause" : "play"} /> {live ? "Pause" : at !== undefined ? (replay ? "Follow the replay" : "Go live") : "Resume"}
+            </button>
+          )}
+          <span className={`live-state ${live ? (disconnected ? "is-stale" : "is-live") : "is-paused"}`} data-testid="live-state">
+            {live && disconnected ? (
+              <span className="is-disconnected" data-testid="disconnected">
+                <span className="dot" /> Agent disconnected since {fmtClock(agent.lastSeen)}
+              </span>
+            ) : live ? (
               <>
-                <span className="dot" /> Live · {status.tier === "1s" ? "1 s" : "1 min"} points
+                <span className="dot" /> {replay ? "Replay" : "Live"} · {status.tier === "1s" ? "1 s" : "1 min"} points
               </>
             ) : pinned !== null && "at" in pinned ? (
               <>At alert, {fmtWhen(pinned.at, store.now())}</>
@@ -158,7 +179,7 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
         </div>
       </div>
 
-      <StatStrip semKey={semKey} fleet={fleet} />
+      <StatStrip semKey={semKey} fleet={fleet} frozen={!live} stale={disconnected} />
       {status.error !== null && <div className="banner banner-error inline">Could not load history: {status.error}</div>}
 
       <div className="detail-body">

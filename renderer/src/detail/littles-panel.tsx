@@ -1,6 +1,10 @@
 // The Little's-law readout (shared/diagnosis/littles-law.ts) over the last 30 s of the window (the last
 // few minutes on the 1 m tier), with the healthy hold time taken from the whole window. Pinned
-// at an alert, it reads the 30 s before that moment.
+// at an alert, it reads the 30 s before that moment. When every permit is busy, the cause and
+// the N to raise it to are the alert diagnosis's own (diagnose() over the same 1 s rows), so the
+// panel never contradicts the alert.
+import { diagnoseColumns } from "../../../shared/diagnosis/index.js";
+import { CAUSE_LABEL } from "../alerts/diagnosis-view.js";
 import type { DetailFeed } from "../data/detail-feed.js";
 import { fmtDuration, fmtRate } from "../logic/format.js";
 import { littlesLaw, readoutInputs, type LittleVerdict } from "../../../shared/diagnosis/littles-law.js";
@@ -13,8 +17,6 @@ const TONE: Record<LittleVerdict, string> = {
   idle: "neutral",
   headroom: "good",
   saturated: "warn",
-  "n-too-tight": "warn",
-  "slow-downstream": "bad",
   "stuck-permits": "bad",
 };
 
@@ -26,6 +28,8 @@ export function LittlesPanel({ feed }: { feed: DetailFeed }) {
   const end = pinAt ?? b.latestT;
   const inputs = end === null ? null : readoutInputs(b.data, b.indexAt(end - TRAIL_MS[status.tier]), pinAt === null ? b.length : b.indexAt(pinAt + 1), 0);
   const r = inputs === null ? null : littlesLaw(inputs);
+  // The 1 m tier's rows are not what the hub diagnoses: no cause is named from them.
+  const d = r?.verdict === "saturated" && status.tier === "1s" && end !== null ? diagnoseColumns(b.t, b.data, end) : null;
 
   return (
     <div className="card panel littles" data-testid="littles">
@@ -37,9 +41,10 @@ export function LittlesPanel({ feed }: { feed: DetailFeed }) {
         <p className="muted">Waiting for samples…</p>
       ) : (
         <>
-          <div className={`verdict tone-${TONE[r.verdict]}`}>
-            <strong>{r.headline}</strong>
+          <div className={`verdict tone-${d === null ? TONE[r.verdict] : d.cause === "inconclusive" ? "warn" : "bad"}`} data-testid="littles-verdict" data-cause={d?.cause}>
+            <strong>{d === null ? r.headline : `${CAUSE_LABEL[d.cause]}: ${d.headline}`}</strong>
             <p>{r.detail}</p>
+            {d !== null && <p>{d.detail}</p>}
           </div>
           <dl className="kv">
             <dt>In use (L)</dt>
@@ -62,10 +67,10 @@ export function LittlesPanel({ feed }: { feed: DetailFeed }) {
             </dd>
             <dt>Demand</dt>
             <dd className="mono">{fmtRate(inputs.attemptsPerSec)}</dd>
-            <dt>N the drain rate supports</dt>
-            <dd className="mono" data-testid="supported-n">{r.supportedN ?? "—"}</dd>
             <dt>N the demand needs</dt>
-            <dd className="mono">{r.neededN ?? "—"}</dd>
+            <dd className="mono" data-testid="littles-needed-n">
+              {d?.numbers.neededN ?? "—"}
+            </dd>
           </dl>
         </>
       )}

@@ -3,6 +3,7 @@
 import { useRef } from "react";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import { UtilBar } from "../app/widgets.js";
+import { summaryP99 } from "../logic/fleet-rows.js";
 import { fmtCount, fmtDuration, fmtRate } from "../logic/format.js";
 import { useSemaphore } from "./detail-hooks.js";
 
@@ -28,13 +29,31 @@ function useSampleSeconds(t: number | null | undefined): number {
   return seen.current.sec;
 }
 
-export function StatStrip({ semKey, fleet }: { semKey: string; fleet: UiFleetEntry | undefined }) {
-  const sem = useSemaphore(semKey);
+/** `value` while `frozen` is false; the value it had when it turned true, while it stays true. */
+export function useFrozen<T>(value: T, frozen: boolean): T {
+  const held = useRef(value);
+  if (!frozen) held.current = value;
+  return held.current;
+}
+
+export interface StatStripProps {
+  semKey: string;
+  fleet: UiFleetEntry | undefined;
+  /** Paused: the numbers stay as they were, like the charts. */
+  frozen: boolean;
+  /** Its agent is gone: the last numbers it sent, greyed. */
+  stale: boolean;
+}
+
+export function StatStrip({ semKey, fleet: liveFleet, frozen, stale }: StatStripProps) {
+  const sem = useFrozen(useSemaphore(semKey), frozen);
+  const fleet = useFrozen(liveFleet, frozen);
   const sec = useSampleSeconds(sem?.t);
+  const cls = `stats ${frozen ? "stats-frozen" : ""} ${stale ? "stats-stale" : ""}`;
   if (sem !== undefined) {
     const s = sem.last;
     return (
-      <div className="stats" data-testid="stats">
+      <div className={cls} data-testid="stats" data-frozen={frozen}>
         <div className="stat stat-wide">
           <span className="stat-label">In use</span>
           <span className="stat-value mono">
@@ -56,7 +75,7 @@ export function StatStrip({ semKey, fleet }: { semKey: string; fleet: UiFleetEnt
   }
   if (fleet !== undefined) {
     return (
-      <div className="stats" data-testid="stats">
+      <div className={cls} data-testid="stats" data-frozen={frozen}>
         <div className="stat stat-wide">
           <span className="stat-label">In use (Σ replicas)</span>
           <span className="stat-value mono">
@@ -66,8 +85,8 @@ export function StatStrip({ semKey, fleet }: { semKey: string; fleet: UiFleetEnt
         </div>
         <Stat label="Budget" value={fleet.budget === null ? "—" : fmtCount(fleet.budget)} sub={fleet.overBudget ? "caps exceed it" : undefined} tone={fleet.overBudget ? "bad" : undefined} />
         <Stat label="Waiters" value={fmtCount(fleet.waiters)} tone={fleet.waiters > 0 ? "warn" : undefined} />
-        <Stat label="Fleet wait p50 / p99" value={`${fmtDuration(fleet.waitMs.p50)} / ${fmtDuration(fleet.waitMs.p99)}`} sub="merged histograms" />
-        <Stat label="Fleet hold p50 / p99" value={`${fmtDuration(fleet.holdMs.p50)} / ${fmtDuration(fleet.holdMs.p99)}`} />
+        <Stat label="Fleet wait p50 / p99" value={`${fmtDuration(Math.min(fleet.waitMs.p50, fleet.waitMs.max))} / ${fmtDuration(summaryP99(fleet.waitMs))}`} sub="merged histograms" />
+        <Stat label="Fleet hold p50 / p99" value={`${fmtDuration(Math.min(fleet.holdMs.p50, fleet.holdMs.max))} / ${fmtDuration(summaryP99(fleet.holdMs))}`} />
         <Stat label="Replicas" value={String(fleet.instances)} sub={fleet.scope === "global" ? "global N" : "N per replica"} />
       </div>
     );

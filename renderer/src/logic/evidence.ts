@@ -49,7 +49,8 @@ export function evidenceStacks(evidence: Record<string, unknown> | undefined): {
   return out;
 }
 
-const TIME_KEYS = /(^|\.)(t|from|to|since|lastSeen|raisedAt|resolvedAt)$/;
+/** Times: `t`, `from`, `to`, `since`, `lastSeen` and any `…At` (`lastAt`, `raisedAt`); epoch ms. */
+const TIME_KEYS = /(^|\.)(t|from|to|since|lastSeen|[A-Za-z]*At)$/;
 
 /**
  * Every scalar in the evidence as a line, nested keys joined with dots. Holders and stacks are
@@ -78,4 +79,43 @@ export function flattenEvidence(evidence: Record<string, unknown> | undefined, m
 /** Evidence fields in milliseconds are named so: `oldestWaitMs`, `waitMs.p99`, `window.coveredMs`. */
 export function isDurationPath(path: string): boolean {
   return /Ms($|\.)/.test(path);
+}
+
+/** Evidence keys whose words are not their camelCase split. */
+const KEY_WORDS: Record<string, string> = {
+  p50: "p50",
+  p90: "p90",
+  p99: "p99",
+  inUse: "in use",
+  waitMs: "wait",
+  holdMs: "hold",
+  coveredMs: "covered",
+  oldestWaitMs: "oldest wait",
+  holderId: "holder",
+  lastAt: "last seen at",
+};
+
+function words(key: string): string {
+  const known = KEY_WORDS[key];
+  if (known !== undefined) return known;
+  // "releasedPerSec" → "released per sec", "leakThresholdMs" → "leak threshold"; the value says the unit.
+  return key
+    .replace(/Ms$/, "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase();
+}
+
+/**
+ * An evidence path for people: `members[0].instance` → "Member 1 · instance",
+ * `waitMs.p99` → "Wait · p99", `releasedPerSec.firstHalf` → "Released per sec · first half".
+ */
+export function evidenceLabel(path: string): string {
+  const parts = path.split(".").map((part) => {
+    const m = /^(.*)\[(\d+)\]$/.exec(part);
+    if (m === null) return words(part);
+    const name = words(m[1]);
+    return `${name.endsWith("s") ? name.slice(0, -1) : name} ${Number(m[2]) + 1}`;
+  });
+  const text = parts.join(" · ");
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,7 +1,10 @@
 // The overview's filter box: words that must all match (service, instance, name, id or kind),
 // `field:value` to aim at one field, `-word` to exclude, and numeric tests on the live values
 // (`util>80`, `waiters>0`, `wait>=100`). Parsed once per keystroke, matched per row.
-import type { DisplayStatus } from "./status.js";
+import type { AlertRule } from "../../../shared/protocol/types.js";
+import { RULE_LABEL } from "./alert-target.js";
+import { ruleMatches } from "./row-alerts.js";
+import { STATUS_ORDER, type DisplayStatus } from "./status.js";
 
 export interface Filterable {
   service: string;
@@ -40,6 +43,13 @@ export interface ParsedFilter {
   terms: FilterTerm[];
   /** Words the parser did not understand as field tests are plain text terms; nothing is an error. */
   empty: boolean;
+  /** `is:` words naming no status, no rule and not "problem": they match nothing, and the box says so. */
+  unknown: string[];
+}
+
+/** Whether `is:<value>` names something a row can be. */
+function knownStatus(value: string): boolean {
+  return value === "problem" || STATUS_ORDER.some((s) => s.startsWith(value)) || (Object.keys(RULE_LABEL) as AlertRule[]).some((r) => ruleMatches(r, value));
 }
 
 const FIELD_ALIASES: Record<string, TextField> = {
@@ -57,6 +67,7 @@ const NUM_RE = /^(util|waiters|wait)(>=|<=|>|<|=)(\d+(?:\.\d+)?)$/;
 
 export function parseFilter(query: string): ParsedFilter {
   const terms: FilterTerm[] = [];
+  const unknown: string[] = [];
   for (let word of query.trim().toLowerCase().split(/\s+/)) {
     if (word === "") continue;
     let negate = false;
@@ -76,13 +87,14 @@ export function parseFilter(query: string): ParsedFilter {
       const field = FIELD_ALIASES[word.slice(0, colon)];
       const value = word.slice(colon + 1);
       if (field !== undefined && value !== "") {
+        if (field === "status" && !knownStatus(value)) unknown.push(word);
         terms.push({ type: "text", field, value, negate });
         continue;
       }
     }
     terms.push({ type: "text", field: "any", value: word, negate });
   }
-  return { terms, empty: terms.length === 0 };
+  return { terms, empty: terms.length === 0, unknown };
 }
 
 function compare(a: number, op: Op, b: number): boolean {
@@ -100,11 +112,17 @@ function compare(a: number, op: Op, b: number): boolean {
   }
 }
 
-function textMatch(item: Filterable, field: TextField, value: string): boolean {
+/** A row's active alert rules, for `is:<rule>` (and `is:problem`, which an alert makes). */
+export type RulesOf<T extends Filterable = Filterable> = (item: T) => readonly AlertRule[] | undefined;
+
+function textMatch<T extends Filterable>(item: T, field: TextField, value: string, rulesOf?: RulesOf<T>): boolean {
   switch (field) {
-    case "status":
-      // "is:problem" is everything not ok.
-      return value === "problem" ? item.status !== "ok" : item.status.startsWith(value);
+    case "status": {
+      const rules = rulesOf?.(item);
+      // "is:problem" is everything not ok, or with an alert firing.
+      if (value === "problem") return item.status !== "ok" || (rules !== undefined && rules.length > 0);
+      return item.status.startsWith(value) || (rules?.some((r) => ruleMatches(r, value)) ?? false);
+    }
     case "any":
       return (
         item.name.toLowerCase().includes(value) ||
@@ -118,14 +136,14 @@ function textMatch(item: Filterable, field: TextField, value: string): boolean {
   }
 }
 
-export function matchesFilter(item: Filterable, filter: ParsedFilter): boolean {
+export function matchesFilter<T extends Filterable>(item: T, filter: ParsedFilter, rulesOf?: RulesOf<T>): boolean {
   for (const term of filter.terms) {
     let hit: boolean;
     if (term.type === "num") {
       const v = term.field === "util" ? item.util : term.field === "waiters" ? item.waiters : item.waitP99;
       hit = compare(v, term.op, term.value);
     } else {
-      hit = textMatch(item, term.field, term.value);
+      hit = textMatch(item, term.field, term.value, rulesOf);
     }
     if (hit === term.negate) return false;
   }
@@ -139,6 +157,11 @@ export function matchesChip(status: DisplayStatus, chip: StatusChip): boolean {
   if (chip === "all") return true;
   if (chip === "problems") return status !== "ok";
   return status === chip;
+}
+
+/** A filter on status (`is:`) changes with the alerts. */
+export function filterReadsStatus(f: ParsedFilter): boolean {
+  return f.terms.some((t) => t.type === "text" && t.field === "status");
 }
 
 /** A filter on live numbers (util>80) can change which rows show with every delta. */

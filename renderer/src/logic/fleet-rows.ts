@@ -26,7 +26,9 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
   }
   return fleet.map((f) => {
     const list = members.get(f.key) ?? [];
-    let status: DisplayStatus = f.overBudget ? "saturated" : "ok";
+    // Over budget is the over_budget alert's to show (logic/row-alerts.ts), not "saturated": a
+    // fleet whose caps add up past its budget may have nothing in use.
+    let status: DisplayStatus = "ok";
     let troubled = 0;
     let oldest = 0;
     let kind = "";
@@ -51,8 +53,8 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
       waiters: f.waiters,
       oldestWaitMs: oldest,
       util: utilization(f.inUse, f.cap),
-      waitP99: f.waitMs.p99,
-      holdP99: f.holdMs.p99,
+      waitP99: summaryP99(f.waitMs),
+      holdP99: summaryP99(f.holdMs),
       connected: true,
       t: latest,
       status,
@@ -62,6 +64,14 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
       budgetUtil: utilization(f.inUse, f.budget ?? f.cap),
     };
   });
+}
+
+/**
+ * A merged p99, never above the largest value seen: merged histograms place a quantile at its
+ * bucket's middle, so an idle fleet (every wait 0) read "1 µs" where its instances read 0.
+ */
+export function summaryP99(s: { p99: number; max: number }): number {
+  return Math.min(s.p99, s.max);
 }
 
 export function sortFleetRows(rows: FleetRow[], sort: SortSpec): FleetRow[] {

@@ -3,8 +3,8 @@
 import { sampleRow, WINDOW_COLUMNS, type WindowColumn } from "../../../shared/history/index.js";
 import type { UiSample } from "../../../shared/ui-protocol/types.js";
 
-/** Window columns the detail view does not chart: time, the minute tier's extremes, the rarer rates. */
-const NOT_CHARTED = ["t", "inUseMax", "waitersMax", "abortsPerSec", "doubleReleasesPerSec", "leaseExpiriesPerSec", "waitMax", "holdMax"] as const;
+/** Window columns the detail view does not chart: time, the minute tier's extremes, the rarest rates. */
+const NOT_CHARTED = ["t", "inUseMax", "waitersMax", "doubleReleasesPerSec", "leaseExpiriesPerSec", "waitMax", "holdMax"] as const;
 
 export type DetailColumn = Exclude<WindowColumn, (typeof NOT_CHARTED)[number]>;
 

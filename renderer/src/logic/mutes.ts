@@ -1,7 +1,7 @@
 // Muting is this browser's choice, not the hub's: an alert muted here is hidden from the counts
 // and dimmed in the list for a while, on this machine only (persisted in localStorage). A mute
 // matches (rule, key), so the same problem raised again on the same semaphore stays muted.
-import type { Alert } from "../../../shared/protocol/types.js";
+import type { Alert, AlertRule } from "../../../shared/protocol/types.js";
 
 export interface Mute {
   /** `<rule>|<key>` */
@@ -23,6 +23,25 @@ export const MAX_MUTES = 500;
 export function muteMatch(alert: Pick<Alert, "rule" | "key">): string {
   return `${alert.rule}|${alert.key}`;
 }
+
+/** A mute's (rule, key) back from its match string; null for one this version cannot read. */
+export function muteTarget(match: string): { rule: AlertRule; key: string } | null {
+  const bar = match.indexOf("|");
+  if (bar <= 0) return null;
+  const rule = match.slice(0, bar);
+  return rule in ALERT_RULES ? { rule: rule as AlertRule, key: match.slice(bar + 1) } : null;
+}
+
+const ALERT_RULES: Record<AlertRule, true> = {
+  leak: true,
+  convoy: true,
+  starvation: true,
+  timeouts: true,
+  double_release: true,
+  agent_down: true,
+  over_budget: true,
+  order_inversion: true,
+};
 
 export function mutedUntil(mutes: readonly Mute[], alert: Pick<Alert, "rule" | "key">, now: number): number | null {
   const m = muteMatch(alert);

@@ -6,10 +6,10 @@
 import { memo, useCallback, useEffect, useMemo, useState } from "react";
 import { globalViews, type GlobalView } from "../../../shared/protocol/global-view.js";
 import type { UiSemaphore } from "../../../shared/ui-protocol/types.js";
-import { useApp, useChannel } from "../app/context.js";
+import { useApp, useChannel, useStoreValue } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
-import { StatusBadge, UtilBar } from "../app/widgets.js";
-import { matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
+import { RowStatus, UtilBar } from "../app/widgets.js";
+import { filterReadsStatus, matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
 import { fleetRows, sortFleetRows, type FleetRow } from "../logic/fleet-rows.js";
 import { fmtCount, fmtDuration } from "../logic/format.js";
 import { nextSort, type SortKey, type SortSpec } from "../logic/sorting.js";
@@ -18,6 +18,7 @@ import { ListToolbar } from "./list-toolbar.js";
 import { fleetMemory as memory } from "./overview-memory.js";
 import { ROW_HEIGHT, sortButton } from "./overview-rows.js";
 import { useFilterRef } from "./overview-view.js";
+import { rowAlertsOf, useRowAlerts } from "./use-row-alerts.js";
 import { VirtualList } from "./virtual-list.js";
 
 function Head({ sort, onSort }: { sort: SortSpec; onSort: (k: SortKey) => void }) {
@@ -53,6 +54,7 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
   const f = row.entry;
   // For a global semaphore, Redis's own count: it includes holders without an agent.
   const inUse = global?.inUse ?? f.inUse;
+  const alerts = useRowAlerts(row.key);
   return (
     <div className={`grid-row sem-row ${selected ? "selected" : ""}`} role="row" aria-selected={selected} data-key={row.key} onClick={() => onOpen(row)}>
       <span className="c-name">
@@ -61,8 +63,8 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
         {f.scope === "global" && <span className="tag">global</span>}
       </span>
       <span className="c-status">
-        <StatusBadge status={row.status} />
-        {f.overBudget && <span className="tag tag-leak">over budget</span>}
+        <RowStatus status={row.status} alerts={alerts} />
+        {f.overBudget && !(alerts?.rules.includes("over_budget") ?? false) && <span className="tag tag-leak">over budget</span>}
         {global !== undefined && global.orphans.length > 0 && (
           <span className="tag tag-leak" data-testid="orphans" title={orphanTitle(global)}>
             {global.orphans.length} orphaned
@@ -78,8 +80,8 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
       </span>
       <span className={`c-num mono ${f.overBudget ? "bad-text" : f.budget === null ? "muted" : ""}`}>{f.budget === null ? "—" : fmtCount(f.budget)}</span>
       <span className={`c-num mono ${f.waiters > 0 ? "warn-text" : "muted"}`}>{fmtCount(f.waiters)}</span>
-      <span className="c-num mono">{fmtDuration(f.waitMs.p99)}</span>
-      <span className="c-num mono">{fmtDuration(f.holdMs.p99)}</span>
+      <span className="c-num mono">{fmtDuration(row.waitP99)}</span>
+      <span className="c-num mono">{fmtDuration(row.holdP99)}</span>
       <span className="c-replicas">
         {row.troubled > 0 && <span className="muted small">{row.troubled} not ok ·&nbsp;</span>}
         {row.replicas}
@@ -104,7 +106,11 @@ export function FleetView() {
 
   const parsed = useMemo(() => parseFilter(query), [query]);
   // fv and sv are the store versions the rows derive from.
-  const all = useMemo(() => fleetRows(store.fleet, store.itemList()).filter((r) => matchesFilter(r, parsed)), [store, fv, sv, parsed]);
+  const alertsVersion = useStoreValue("alerts", () => (filterReadsStatus(parsed) ? store.version("alerts") : 0));
+  const all = useMemo(() => {
+    const index = rowAlertsOf(store);
+    return fleetRows(store.fleet, store.itemList()).filter((r) => matchesFilter(r, parsed, (x) => index.get(x.key)?.rules));
+  }, [store, fv, sv, parsed, alertsVersion]);
   // av and sv: the versions of what the global views derive from.
   const globals = useMemo(() => {
     const sems: UiSemaphore[] = [];
@@ -141,7 +147,7 @@ export function FleetView() {
 
   return (
     <section className="view overview" data-testid="fleet">
-      <ListToolbar inputRef={inputRef} query={query} onQuery={setQuery} chip={chip} onChip={setChip} counts={counts} placeholder="Filter: service, semaphore name, is:saturated">
+      <ListToolbar inputRef={inputRef} query={query} onQuery={setQuery} chip={chip} onChip={setChip} counts={counts} unknown={parsed.unknown} placeholder="Filter: service, semaphore name, is:saturated">
         <span className="muted small">Replicas sharing a semaphore name, as one limiter · percentiles merged from every replica’s histogram</span>
       </ListToolbar>
       <div className="table fleet-table">

@@ -27,10 +27,12 @@ export interface ListToolbarProps {
   onChip: (c: StatusChip) => void;
   counts: StatusCounts;
   placeholder: string;
+  /** Filter words that match nothing because they name nothing (`is:foo`). */
+  unknown?: readonly string[];
   children?: ReactNode;
 }
 
-export function ListToolbar({ inputRef, query, onQuery, chip, onChip, counts, placeholder, children }: ListToolbarProps) {
+export function ListToolbar({ inputRef, query, onQuery, chip, onChip, counts, placeholder, unknown = [], children }: ListToolbarProps) {
   return (
     <div className="toolbar">
       <label className="search">
@@ -44,9 +46,18 @@ export function ListToolbar({ inputRef, query, onQuery, chip, onChip, counts, pl
           spellCheck={false}
           aria-label="Filter"
           data-testid="filter"
+          onKeyDown={(e) => {
+            // Esc clears the filter (and the app's key handler then leaves the box).
+            if (e.key === "Escape") onQuery("");
+          }}
         />
         {query === "" && <Kbd>/</Kbd>}
       </label>
+      {unknown.length > 0 && (
+        <span className="bad-text small" data-testid="filter-unknown">
+          No status or rule is called {unknown.join(", ")}
+        </span>
+      )}
       <div className="chips" role="radiogroup" aria-label="Status">
         {CHIPS.map((c) => {
           const n = chipCount(counts, c.id);

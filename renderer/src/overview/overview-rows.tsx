@@ -4,12 +4,14 @@
 // only when its structure does (logic/tree.ts, DashboardStore's "structure" channel).
 import { memo, useCallback, useSyncExternalStore } from "react";
 import { useApp } from "../app/context.js";
-import { Icon, StatusBadge, StatusDot, UtilBar } from "../app/widgets.js";
-import { fmtCount, fmtDuration } from "../logic/format.js";
+import { Icon, RowStatus, StatusDot, UtilBar } from "../app/widgets.js";
+import type { AgentState } from "../../../shared/protocol/types.js";
+import { fmtClock, fmtCount, fmtDuration } from "../logic/format.js";
 import type { SemaphoreItem } from "../logic/overview-item.js";
 import { SORT_LABEL, type SortKey, type SortSpec } from "../logic/sorting.js";
 import type { InstanceRow, ServiceRow } from "../logic/tree.js";
 import type { SparklinePainter } from "./sparkline-painter.js";
+import { useRowAlerts } from "./use-row-alerts.js";
 
 export const ROW_HEIGHT = 34;
 
@@ -58,7 +60,14 @@ export function ServiceRowView({ row, selected, onToggle }: { row: ServiceRow; s
   );
 }
 
+/** "since 14:03:27": when the hub last heard from the agent of `service`/`instance`, if it knows. */
+export function disconnectedSince(agents: Iterable<AgentState>, service: string, instance: string): string {
+  for (const a of agents) if (a.service === service && a.instance === instance && !a.connected) return ` since ${fmtClock(a.lastSeen)}`;
+  return "";
+}
+
 export function InstanceRowView({ row, selected, onToggle }: { row: InstanceRow; selected: boolean; onToggle: (id: string) => void }) {
+  const { store } = useApp();
   return (
     <div className={`grid-row group-row instance-row ${selected ? "selected" : ""}`} role="row" aria-selected={selected} onClick={() => onToggle(row.id)}>
       <span className="c-name indent-1">
@@ -66,7 +75,7 @@ export function InstanceRowView({ row, selected, onToggle }: { row: InstanceRow;
           <Icon name="chevron" />
         </span>
         <span className="instance-name">{row.instance}</span>
-        {!row.connected && <span className="tag tag-muted">agent disconnected</span>}
+        {!row.connected && <span className="tag tag-muted">agent disconnected{disconnectedSince(store.agents.values(), row.service, row.instance)}</span>}
         <span className="muted small">{row.semaphores}</span>
       </span>
     </div>
@@ -94,15 +103,17 @@ function useItem(initial: SemaphoreItem): SemaphoreItem {
 export const SemaphoreRowView = memo(function SemaphoreRowView({ initial, selected, indent, painter, onOpen }: SemRowProps) {
   const item = useItem(initial);
   const key = item.key;
+  const alerts = useRowAlerts(key);
   // The painter puts a (pooled) canvas in this holder: React never owns the canvas itself.
   const sparkRef = useCallback((el: HTMLElement | null) => painter.attach(key, el), [painter, key]);
   return (
     <div
-      className={`grid-row sem-row ${selected ? "selected" : ""} row-${item.status}`}
+      className={`grid-row sem-row ${selected ? "selected" : ""} row-${item.status} ${item.connected ? "" : "agent-gone"} ${alerts !== undefined ? `row-sev-${alerts.worst}` : ""}`}
       role="row"
       aria-selected={selected}
       data-key={key}
       data-status={item.status}
+      title={item.connected ? undefined : "Its agent is disconnected: these are the last numbers it sent"}
       onClick={() => onOpen(key)}
     >
       <span className={`c-name ${indent ? "indent-2" : ""}`}>
@@ -110,7 +121,7 @@ export const SemaphoreRowView = memo(function SemaphoreRowView({ initial, select
         {indent ? <span className="muted small kind">{item.kind}</span> : <span className="muted small">{item.service}/{item.instance}</span>}
       </span>
       <span className="c-status">
-        <StatusBadge status={item.status} />
+        <RowStatus status={item.status} alerts={alerts} />
       </span>
       {/* Registered but not sampled yet: its gauges are unknown, not zero. */}
       <span className="c-util">

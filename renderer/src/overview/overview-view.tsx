@@ -3,17 +3,19 @@
 // semaphores render only the rows on screen; arrows/j/k move, Enter opens, ←/→ fold groups.
 import "./overview.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { useApp, useChannel } from "../app/context.js";
+import { useApp, useChannel, useStoreValue } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
 import { useColorScheme } from "../app/theme.js";
-import { filterIsLive, matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
+import { filterIsLive, filterReadsStatus, matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
 import { nextSort, sortIsLive, type SortKey, type SortSpec } from "../logic/sorting.js";
 import { countStatuses } from "../logic/status.js";
 import { buildFlatRows, buildRows, type OverviewRow } from "../logic/tree.js";
 import { ListToolbar } from "./list-toolbar.js";
 import { savePrefs, semaphoreMemory as memory } from "./overview-memory.js";
 import { ColumnHeader, InstanceRowView, ROW_HEIGHT, SemaphoreRowView, ServiceRowView } from "./overview-rows.js";
+import { useHeldOrder } from "./held-order.js";
 import { SparklinePainter } from "./sparkline-painter.js";
+import { rowAlertsOf } from "./use-row-alerts.js";
 import { VirtualList } from "./virtual-list.js";
 
 let filterInput: HTMLInputElement | null = null;
@@ -61,12 +63,21 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
   // semaphore came, went or changed status); by a live number, with every delta.
   const liveStructure = sortIsLive(sort.key) || filterIsLive(parsed);
   const version = useChannel(liveStructure ? "semaphores" : "structure");
-  const matching = useMemo(() => store.itemList().filter((it) => matchesFilter(it, parsed)), [store, version, parsed]);
+  // `is:<rule>` reads the alerts: the rows it picks change with them.
+  const alertsVersion = useStoreValue("alerts", () => (filterReadsStatus(parsed) ? store.version("alerts") : 0));
+  const matching = useMemo(() => {
+    const index = rowAlertsOf(store);
+    return store.itemList().filter((it) => matchesFilter(it, parsed, (x) => index.get(x.key)?.rules));
+  }, [store, version, parsed, alertsVersion]);
   const counts = useMemo(() => countStatuses(matching.map((it) => it.status)), [matching]);
-  const [rows, shownCount] = useMemo((): [OverviewRow[], number] => {
+  const [liveRows, shownCount] = useMemo((): [OverviewRow[], number] => {
     const shown = chip === "all" ? matching : matching.filter((it) => matchesChip(it.status, chip));
     return [grouped ? buildRows(shown, sort, collapsed) : buildFlatRows(shown, sort), shown.length];
   }, [matching, chip, grouped, sort, collapsed]);
+  // What the user chose: a change of it re-sorts at once, held or not.
+  const userKey = useMemo(() => ({}), [parsed, chip, grouped, sort, collapsed]);
+  const order = useHeldOrder(liveRows, userKey);
+  const rows = order.rows;
 
   const selected = selectedId === null ? -1 : rows.findIndex((r) => r.id === selectedId);
 
@@ -91,6 +102,7 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
       const from = selected < 0 ? (step > 0 ? -1 : rows.length) : selected;
       const i = Math.max(0, Math.min(rows.length - 1, from + step));
       setSelectedId(rows[i].id);
+      order.keyMoved();
       if (document.activeElement === inputRef.current) inputRef.current?.blur();
       return true;
     }
@@ -132,6 +144,7 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
         chip={chip}
         onChip={setChip}
         counts={counts}
+        unknown={parsed.unknown}
         placeholder="Filter: name, service, kind:pg-pool, is:leak, util>80, waiters>0"
       >
         <div className="segmented" role="radiogroup" aria-label="Layout">
@@ -143,7 +156,7 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
           </button>
         </div>
       </ListToolbar>
-      <div className="table sem-table">
+      <div className="table sem-table" {...order.tableProps} data-order-held={order.held}>
         <ColumnHeader sort={sort} onSort={onSort} />
         {rows.length === 0 ? (
           <div className="list-empty">No semaphore matches {query !== "" ? <code>{query}</code> : "this filter"}.</div>
@@ -160,6 +173,17 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
         )}
       </div>
       <footer className="list-foot muted small">
+        {order.held && (
+          <>
+            <span className="order-held" data-testid="order-held">
+              Order held while you point or select
+            </span>{" "}
+            <button className="btn btn-ghost btn-xs" onClick={order.resume}>
+              Resume sorting
+            </button>{" "}
+            ·{" "}
+          </>
+        )}
         {shownCount} of {store.semaphoreCount} semaphores · <kbd className="kbd">j</kbd>/<kbd className="kbd">k</kbd> move ·{" "}
         <kbd className="kbd">Enter</kbd> open · <kbd className="kbd">←</kbd>/<kbd className="kbd">→</kbd> fold · <kbd className="kbd">/</kbd> filter
       </footer>

@@ -140,6 +140,16 @@ describe("replay in the browser", () => {
     expect(await diagnosis.getAttribute("data-cause")).toBe(cause);
   }, 60_000);
 
+  it("says nothing is live in a replay's detail view: no Live label, no Pause", async () => {
+    const leak = live.find((a) => a.rule === "leak")!;
+    await page.evaluate((k) => (location.hash = `#/s/${encodeURIComponent(k)}`), leak.key);
+    await page.getByTestId("detail").waitFor();
+    await page.locator('[data-chart="permits"] canvas').first().waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId("live-state").textContent()).not.toContain("Live");
+    expect(await page.getByTestId("pause").count()).toBe(0);
+    expect(await page.getByTestId("connection-state").textContent()).toBe("Replay");
+  }, 30_000);
+
   it("plays forward from the start at 60×", async () => {
     const scrubber = page.getByTestId("replay-scrubber");
     await scrubber.focus();

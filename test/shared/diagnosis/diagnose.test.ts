@@ -6,25 +6,10 @@ import { describe, expect, it } from "vitest";
 import { DIAGNOSIS_HISTORY_MS } from "../../../main/hub/core/alert-evidence.js";
 import { replayLines } from "../../../main/hub/recording/replay.js";
 import { diagnose, diagnoseAnchored, resumeDiagnosis, type AnchoredDiagnosis, type Diagnosis, type DiagnosisSeries } from "../../../shared/diagnosis/index.js";
-import type { Alert, SemaphoreInfo } from "../../../shared/protocol/types.js";
-import { makeHello, makeInfo } from "../../fixtures/protocol.js";
-import { drawParams, simulate, type Scenario, type SimOutput } from "./simulate.js";
+import type { Alert } from "../../../shared/protocol/types.js";
+import { drawParams, recordingOf, simulate, type Scenario, type SimOutput } from "./simulate.js";
 
 const SEEDS = [1, 2, 3, 4, 5, 6];
-
-const hello = makeHello("a1", { service: "shop", startedAt: 0 });
-const info = (cap: number): SemaphoreInfo => makeInfo("db", { cap });
-
-/** The simulated run as a hub recording (hub time = sample time). */
-export function recordingOf(sim: SimOutput): string[] {
-  const lines = [
-    { r: sim.t0, k: "start", p: { format: 1, hubVersion: "test", protocol: 1, thresholds: {} } },
-    { r: sim.t0, k: "hello", a: "a1", p: hello },
-    { r: sim.t0, k: "register", a: "a1", p: { semaphores: [info(sim.params.permits)] } },
-    ...sim.samples.map((s, seq) => ({ r: s.t, k: "samples", a: "a1", p: { seq, t: s.t, intervalMs: 1000, items: [s.sample] } })),
-  ];
-  return lines.map((l) => JSON.stringify(l));
-}
 
 /** The simulated samples as the 1 s history holds them. */
 function seriesOf(sim: SimOutput): DiagnosisSeries {

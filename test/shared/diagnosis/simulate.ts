@@ -8,7 +8,8 @@
 //          is its queueing plus service time, so holds grow with concurrency; arrivals step up
 // Parameters are drawn per seed from ranges, not tuned to the diagnosis thresholds.
 import { DenseHist } from "../../../shared/histogram.js";
-import type { Sample } from "../../../shared/protocol/types.js";
+import type { Sample, SemaphoreInfo } from "../../../shared/protocol/types.js";
+import { makeHello, makeInfo } from "../../fixtures/protocol.js";
 import { mulberry32 } from "../../../scripts/support/prng.js";
 
 export type Scenario = "slow" | "tight" | "rate";
@@ -203,4 +204,18 @@ export function simulate(p: SimParams, seed: number, t0 = 1_700_000_000_000): Si
     }
   }
   return { t0, samples, params: p, trueHoldBefore: holdsBefore > 0 ? holdSumBefore / holdsBefore : 0 };
+}
+
+const hello = makeHello("a1", { service: "shop", startedAt: 0 });
+const info = (cap: number): SemaphoreInfo => makeInfo("db", { cap });
+
+/** The simulated run as a hub recording (hub time = sample time). */
+export function recordingOf(sim: SimOutput): string[] {
+  const lines = [
+    { r: sim.t0, k: "start", p: { format: 1, hubVersion: "test", protocol: 1, thresholds: {} } },
+    { r: sim.t0, k: "hello", a: "a1", p: hello },
+    { r: sim.t0, k: "register", a: "a1", p: { semaphores: [info(sim.params.permits)] } },
+    ...sim.samples.map((s, seq) => ({ r: s.t, k: "samples", a: "a1", p: { seq, t: s.t, intervalMs: 1000, items: [s.sample] } })),
+  ];
+  return lines.map((l) => JSON.stringify(l));
 }
