@@ -8,8 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { startDemo } from "../agent/demo/fleet.js";
-import { createHub } from "../main/hub/index.js";
-import { createReplayHub } from "../main/hub/replay-hub.js";
+import { createHub, createReplayHub } from "../main/hub/index.js";
 import { buildRendererIfNeeded } from "./build-if-needed.js";
 
 const ROOT = join(import.meta.dirname, "..");

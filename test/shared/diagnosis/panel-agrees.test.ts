@@ -2,11 +2,11 @@
 // made by the hub's pipeline (the recording replayed), against what the detail view computes from
 // its chart columns (the live samples appended as the dashboard appends them) at the same moment.
 import { describe, expect, it } from "vitest";
-import { replayLines } from "../../../main/hub/replay.js";
+import { replayLines } from "../../../main/hub/index.js";
 import { diagnoseColumns, type Diagnosis } from "../../../shared/diagnosis/index.js";
 import type { UiSample } from "../../../shared/ui-protocol/types.js";
 import { SeriesBuffer } from "../../../renderer/src/data/series-buffer.js";
-import { DETAIL_COLUMNS, sampleRow } from "../../../renderer/src/logic/live-row.js";
+import { DETAIL_COLUMNS, liveRow } from "../../../renderer/src/logic/live-row.js";
 import { drawParams, recordingOf, simulate, type Scenario } from "./simulate.js";
 
 describe.each<Scenario>(["slow", "tight", "rate"])("scenario %s", (scenario) => {
@@ -21,7 +21,7 @@ describe.each<Scenario>(["slow", "tight", "rate"])("scenario %s", (scenario) => 
     const d = alerted as Diagnosis;
 
     const buffer = new SeriesBuffer(DETAIL_COLUMNS, 1000);
-    for (const s of sim.samples) buffer.append(s.t, sampleRow(s.sample as unknown as UiSample, 1000), 1000);
+    for (const s of sim.samples) buffer.append(s.t, liveRow(s.sample as unknown as UiSample, 1000), 1000);
     expect(buffer.data.inUse).toContain(null);
 
     const panel = diagnoseColumns(buffer.t, buffer.data, d.incident.to);
