@@ -80,7 +80,7 @@ describe("changed entries only, over a real hub and a real agent", () => {
     const hub = await startHub({ record: file, thresholds: THRESHOLDS });
     const svc = await service(hub.url);
     await waitUntil(() => everyTenantSampled(hub), "every tenant's first sample", 15_000);
-    await sleep(5 * INTERVAL_MS);
+    await waitUntil(() => batches(file).length >= 4, "three intervals after the first", 10_000);
 
     // The first interval is whole; later ones carry only what changed: nothing, here.
     const early = batches(file);
