@@ -3,7 +3,7 @@ import type { QueueMode } from "../../shared/protocol/types.js";
 
 export const QUEUE_MODES: readonly QueueMode[] = ["fifo", "lifo", "priority", "adaptive"];
 
-/** The adaptive queue turns LIFO once its oldest waiter is older than this (AGENT-API.md). */
+/** The adaptive queue turns LIFO once its oldest waiter is older than this (docs/agent-api.md). */
 export const DEFAULT_ADAPTIVE_TARGET_MS = 100;
 
 export interface SemaphoreOptions {
@@ -17,7 +17,7 @@ export interface SemaphoreOptions {
   detectOrderInversions?: boolean;
   /** For queue "adaptive": the oldest-waiter age past which the newest waiter is served first. */
   adaptiveTargetMs?: number;
-  /** Fleet-wide budget for this name (PROTOCOL.md, rule over_budget). */
+  /** Fleet-wide budget for this name (docs/protocol.md, rule over_budget). */
   budget?: number;
   /**
    * The flight recorder: a ring of the last operations, sent to the hub when it raises an alert

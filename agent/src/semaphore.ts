@@ -1,4 +1,4 @@
-// The instrumented counting semaphore (../shared/AGENT-API.md): the public API, argument checks,
+// The instrumented counting semaphore (docs/agent-api.md): the public API, argument checks,
 // and reading the state. The hot path lives in semaphore-core.ts.
 import type { QueueMode, Sample, SemaphoreInfo } from "../../shared/protocol/types.js";
 import { abortReason, SemaphoreClosedError, SemaphoreRejectedError, SemaphoreTimeoutError } from "./errors.js";

@@ -40,7 +40,7 @@ describe("npm start without an Electron binary", () => {
   });
 
   it("falls back to web mode with the dashboard and the demo, and stops cleanly", async () => {
-    // This machine kind has no Electron binary (TOOLCHAIN.md); the test is about that fallback.
+    // This kind of machine has no Electron binary; the test is about that fallback.
     expect("missing" in electronBinary()).toBe(true);
     child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
     const notice = firstLine(child.stderr as NodeJS.ReadableStream, /Electron cannot start here/, 60_000);

@@ -14,12 +14,12 @@ import { SemscopeAdapterError } from "./adapter-error.js";
 import { Call, CallList, type Hold, type Wait } from "./call-list.js";
 import { realClearTimeout, realSetTimeout } from "./real-timers.js";
 
-/** Options every adapter takes (AGENT-API.md, "Instrumenting what a service already has"). */
+/** Options every adapter takes (docs/agent-api.md, "Instrumenting what a service already has"). */
 export interface InstrumentOptions {
   name: string;
   /** Report a holder older than this as a suspected leak, with the line that acquired it. */
   leakThresholdMs?: number;
-  /** Fleet-wide budget for this name (PROTOCOL.md, rule over_budget). */
+  /** Fleet-wide budget for this name (docs/protocol.md, rule over_budget). */
   budget?: number;
   /** The cap, for targets that cannot tell their own (async-mutex Semaphore). */
   permits?: number;

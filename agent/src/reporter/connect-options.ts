@@ -1,4 +1,4 @@
-// connect()'s options, their defaults and their checks (../../../shared/AGENT-API.md,
+// connect()'s options, their defaults and their checks (docs/agent-api.md,
 // "Streaming to the app"). A bad option is a programming error and throws at connect(), like the
 // Semaphore's own checks; nothing after connect() throws.
 import { DEFAULT_HUB_URL, LIMITS } from "../../../shared/protocol/types.js";

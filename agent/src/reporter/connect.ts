@@ -1,5 +1,5 @@
 // connect(): the reporter that streams this process's semaphores to the hub
-// (../../../shared/AGENT-API.md, "Streaming to the app"; ../../../shared/PROTOCOL.md).
+// (docs/agent-api.md, "Streaming to the app"; docs/protocol.md).
 // One interval timer samples everything and buffers the batch whether or not the hub is there;
 // the connection delivers buffered batches oldest first whenever it is up.
 import { hostname } from "node:os";
