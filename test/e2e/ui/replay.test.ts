@@ -150,6 +150,34 @@ describe("replay in the browser", () => {
     expect(await page.getByTestId("connection-state").textContent()).toBe("Replay");
   }, 30_000);
 
+  it("says which alert Next alert goes to and which one the cursor is at, and draws a range as it is marked", async () => {
+    const scrubber = page.getByTestId("replay-scrubber");
+    await scrubber.focus();
+    await page.keyboard.press("Home");
+    const first = [...replay.session.marks].sort((a, b) => a.at - b.at)[0];
+    const button = page.getByTestId("replay-next-alert");
+    await until("the next alert named", () => button.textContent(), (t) => (t ?? "").includes(first.key), 10_000);
+    await button.click();
+    const here = page.getByTestId("replay-here");
+    await until("the alert at the cursor named", () => here.textContent().catch(() => ""), (t) => (t ?? "").includes(first.key), 10_000);
+    // Marking a range draws it on the track at once, before it is saved.
+    expect(await page.getByTestId("replay-pending-range").count()).toBe(0);
+    await page.getByTestId("replay-mark-from").click();
+    await scrubber.focus();
+    await page.keyboard.press("End");
+    // From the first alert to the cursor, at the end now.
+    await page.getByTestId("replay-pending-range").waitFor({ timeout: 3000 });
+    expect((await page.getByTestId("replay-pending-range").boundingBox())?.width ?? 0).toBeGreaterThan(10);
+    // Play and Pause take the same room.
+    const play = page.getByTestId("replay-play");
+    const w0 = (await play.boundingBox())?.width;
+    await play.click();
+    await until("playing", () => play.textContent(), (t) => t === "Pause", 5000);
+    expect((await play.boundingBox())?.width).toBe(w0);
+    await play.click();
+    await until("paused", () => play.textContent(), (t) => t === "Play", 5000);
+  }, 30_000);
+
   it("plays forward from the start at 60×", async () => {
     const scrubber = page.getByTestId("replay-scrubber");
     await scrubber.focus();
