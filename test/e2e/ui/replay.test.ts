@@ -74,7 +74,7 @@ describe("replay in the browser", () => {
 
   const alertsInPage = () => page.evaluate(() => (window as unknown as StoreView).__semscope.store.alertList());
 
-  it("opens in replay mode with the alerts on the timeline, at the end of the recording", async () => {
+  it("opens in replay mode with the alerts on the timeline, at the first alert", async () => {
     await page.goto(replay.url);
     await page.getByTestId("replay-banner").waitFor();
     expect(await page.getByTestId("replay-banner").textContent()).toContain("scenario.ndjson.gz");
@@ -84,7 +84,13 @@ describe("replay in the browser", () => {
     expect(await page.getByTestId("replay-mark").and(page.locator('[data-rule="leak"]')).count()).toBe(live.filter((a) => a.rule === "leak").length);
     expect(await page.getByTestId("replay-message").count()).toBe(0);
     expect(await page.getByTestId("connection-state").textContent()).toBe("Replay");
+    // It opens at the first alert, not at the end (after shutdown, every agent gone).
+    const firstAt = Math.min(...replay.session.marks.map((m) => m.at));
+    expect(await page.getByTestId("replay-cursor").textContent()).toBe(new Date(firstAt).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"));
     // At the end, the page holds the alerts the live hub ended with, evidence included.
+    const scrubber = page.getByTestId("replay-scrubber");
+    await scrubber.focus();
+    await page.keyboard.press("End");
     const end = await until("the live alerts", alertsInPage, (a) => a.length === live.length, 10_000);
     const byId = (xs: Alert[]) => [...xs].sort((x, y) => (x.id < y.id ? -1 : 1));
     expect(byId(end)).toEqual(byId(live));
