@@ -83,9 +83,12 @@ describe("replay against the live run", () => {
     const { first } = await replayControl(replay.url);
     expect(first.message).toBeUndefined();
     expect(first.compressed).toBe(true);
-    // The cursor opens at the end of the recording: what the live dashboard showed last.
-    expect(first.cursor).toBe(first.to);
+    // The cursor opens at the first alert (the end is after shutdown, every agent gone).
+    expect(first.cursor).toBe(first.marks[0].at);
     expect(first.marks.map((m) => m.id).sort()).toEqual(liveAlerts.map((a) => (a as unknown as { id: string }).id).sort());
+    // At the end, what the live dashboard showed last.
+    const { socket: control } = await replayControl(replay.url);
+    expect(((await request<AckAnswer & { status: ReplayStatus }>(control, "replay:seek", { t: first.to })) as { ok: boolean }).ok).toBe(true);
     const again = await dashboard(replay.url);
     expect(await views(again.socket, keys)).toEqual(liveViews);
   }, 90_000);

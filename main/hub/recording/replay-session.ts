@@ -60,7 +60,7 @@ export class ReplaySession {
     this.flights = lines.filter((l) => l.k === "flight").length;
     this.clock = this.from;
     this.core = this.fresh({});
-    // One pass to the end gives the timeline's alerts; the cursor then starts there (or at a saved range's start).
+    // One pass to the end gives the timeline's alerts.
     const marks = new Map<string, ReplayMark>();
     this.advanceTo(this.to, (core) => {
       for (const c of core.changes.take().alerts) {
@@ -70,7 +70,10 @@ export class ReplaySession {
       }
     });
     this.marks = [...marks.values()].sort((x, y) => x.at - y.at);
+    // Opened where the story starts: a saved range's start, else the first alert (the end is
+    // after shutdown, every agent gone), else the start.
     if (this.range !== undefined) this.seek(this.range.from);
+    else this.seek(this.marks[0]?.at ?? this.from);
   }
 
   /** Loads `file` (plain or gzip); rejects only when it cannot be read at all. */

@@ -4,6 +4,7 @@
 import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { isReplayVersion, REPLAY_SPEEDS, type ReplayMark, type ReplayStatus } from "../../../shared/ui-protocol/replay.js";
 import { useApp, useChannel } from "../app/context.js";
+import { RULE_LABEL } from "../logic/alert-target.js";
 import { ReplayClient } from "./replay-client.js";
 import "./replay.css";
 
@@ -50,6 +51,11 @@ const SCRUB_STEP_MS = 100;
 
 const iso = (t: number) => new Date(t).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
 
+/** "Convoy on checkout/web-1/payments": which alert a mark is. */
+function markName(m: ReplayMark): string {
+  return `${RULE_LABEL[m.rule]} on ${m.key}`;
+}
+
 function markTitle(m: ReplayMark): string {
   return `${m.severity} ${m.rule} · ${m.key} · ${iso(m.raisedAt)}${m.resolvedAt === null ? "" : ` → ${iso(m.resolvedAt)}`}\n${m.message}`;
 }
@@ -60,6 +66,8 @@ export function ReplayBar() {
   const [drag, setDrag] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [speed, setSpeed] = useState<number | null>(null);
+  // A range being marked for saving: drawn on the track as soon as one end is set.
+  const [marking, setMarking] = useState<{ from: number | null; to: number | null }>({ from: null, to: null });
   if (client === null || status === null) return null;
   const chosen = speed ?? status.speed;
   const span = Math.max(1, status.to - status.from);
@@ -67,6 +75,9 @@ export function ReplayBar() {
   const run = (p: Promise<void>) => p.then(() => setError(null), (err: unknown) => setError(err instanceof Error ? err.message : String(err)));
   const seek = (t: number) => run(client.seek(t));
   const next = client.nextAlertAt();
+  const nextMarks = next === null ? [] : status.marks.filter((m) => m.at === next);
+  const here = status.marks.filter((m) => m.at === status.cursor);
+  const pending = marking.from !== null || marking.to !== null ? { from: marking.from ?? status.from, to: marking.to ?? status.cursor } : null;
   const shown = drag ?? status.cursor;
   // The scrubber moves in 100 ms steps from the start: its last step can fall short of the end.
   const scrubbedTo = (input: HTMLInputElement) => {
@@ -90,7 +101,7 @@ export function ReplayBar() {
       )}
       <div className="replay-controls">
         <button
-          className="btn"
+          className="btn replay-play"
           data-testid="replay-play"
           onClick={() => run(status.playing ? client.pause() : client.play(chosen))}
           aria-label={status.playing ? "Pause" : "Play"}
@@ -98,7 +109,7 @@ export function ReplayBar() {
           {status.playing ? "Pause" : "Play"}
         </button>
         <select
-          className="replay-speed"
+          className="btn select-btn replay-speed"
           data-testid="replay-speed"
           aria-label="Speed"
           value={chosen}
@@ -114,13 +125,22 @@ export function ReplayBar() {
             </option>
           ))}
         </select>
-        <button className="btn" data-testid="replay-next-alert" disabled={next === null} onClick={() => next !== null && seek(next)}>
-          Next alert
+        <button
+          className="btn"
+          data-testid="replay-next-alert"
+          disabled={next === null}
+          title={nextMarks.map(markTitle).join("\n\n")}
+          onClick={() => next !== null && seek(next)}
+        >
+          {nextMarks.length === 0 ? "No later alert" : `Next: ${markName(nextMarks[0])}${nextMarks.length > 1 ? ` +${nextMarks.length - 1}` : ""}`}
         </button>
         <div className="replay-timeline">
           <div className="replay-track" aria-hidden="true">
             {status.range !== undefined && (
               <span className="replay-range" style={{ left: pct(status.range.from), width: `calc(${pct(status.range.to)} - ${pct(status.range.from)})` }} />
+            )}
+            {pending !== null && (
+              <span className="replay-range replay-range-pending" data-testid="replay-pending-range" style={{ left: pct(pending.from), width: `calc(${pct(pending.to)} - ${pct(pending.from)})` }} />
             )}
             {status.marks.map((m) => (
               <button
@@ -163,7 +183,12 @@ export function ReplayBar() {
           </div>
         </div>
       </div>
-      {status.saveTo !== undefined && <SaveRange client={client} status={status} />}
+      {here.length > 0 && (
+        <div className="replay-here small" data-testid="replay-here">
+          Here: {here.map((m) => `${markName(m)}, raised ${iso(m.raisedAt)}`).join("; ")}
+        </div>
+      )}
+      {status.saveTo !== undefined && <SaveRange client={client} status={status} marking={marking} onMark={setMarking} />}
       {error !== null && (
         <div className="banner banner-error" role="alert">
           {error}
@@ -174,9 +199,15 @@ export function ReplayBar() {
 }
 
 /** Save a named range of the recording: its start and end marked at the cursor. */
-function SaveRange({ client, status }: { client: ReplayClient; status: ReplayStatus }) {
-  const [from, setFrom] = useState<number | null>(null);
-  const [to, setTo] = useState<number | null>(null);
+interface Marking {
+  from: number | null;
+  to: number | null;
+}
+
+function SaveRange({ client, status, marking, onMark }: { client: ReplayClient; status: ReplayStatus; marking: Marking; onMark: (m: Marking) => void }) {
+  const { from, to } = marking;
+  const setFrom = (t: number) => onMark({ ...marking, from: t });
+  const setTo = (t: number) => onMark({ ...marking, to: t });
   const [name, setName] = useState("");
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
   const start = from ?? status.from;

@@ -74,7 +74,7 @@ describe("replay in the browser", () => {
 
   const alertsInPage = () => page.evaluate(() => (window as unknown as StoreView).__semscope.store.alertList());
 
-  it("opens in replay mode with the alerts on the timeline, at the end of the recording", async () => {
+  it("opens in replay mode with the alerts on the timeline, at the first alert", async () => {
     await page.goto(replay.url);
     await page.getByTestId("replay-banner").waitFor();
     expect(await page.getByTestId("replay-banner").textContent()).toContain("scenario.ndjson.gz");
@@ -84,7 +84,13 @@ describe("replay in the browser", () => {
     expect(await page.getByTestId("replay-mark").and(page.locator('[data-rule="leak"]')).count()).toBe(live.filter((a) => a.rule === "leak").length);
     expect(await page.getByTestId("replay-message").count()).toBe(0);
     expect(await page.getByTestId("connection-state").textContent()).toBe("Replay");
+    // It opens at the first alert, not at the end (after shutdown, every agent gone).
+    const firstAt = Math.min(...replay.session.marks.map((m) => m.at));
+    expect(await page.getByTestId("replay-cursor").textContent()).toBe(new Date(firstAt).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"));
     // At the end, the page holds the alerts the live hub ended with, evidence included.
+    const scrubber = page.getByTestId("replay-scrubber");
+    await scrubber.focus();
+    await page.keyboard.press("End");
     const end = await until("the live alerts", alertsInPage, (a) => a.length === live.length, 10_000);
     const byId = (xs: Alert[]) => [...xs].sort((x, y) => (x.id < y.id ? -1 : 1));
     expect(byId(end)).toEqual(byId(live));
@@ -148,6 +154,34 @@ describe("replay in the browser", () => {
     expect(await page.getByTestId("live-state").textContent()).not.toContain("Live");
     expect(await page.getByTestId("pause").count()).toBe(0);
     expect(await page.getByTestId("connection-state").textContent()).toBe("Replay");
+  }, 30_000);
+
+  it("says which alert Next alert goes to and which one the cursor is at, and draws a range as it is marked", async () => {
+    const scrubber = page.getByTestId("replay-scrubber");
+    await scrubber.focus();
+    await page.keyboard.press("Home");
+    const first = [...replay.session.marks].sort((a, b) => a.at - b.at)[0];
+    const button = page.getByTestId("replay-next-alert");
+    await until("the next alert named", () => button.textContent(), (t) => (t ?? "").includes(first.key), 10_000);
+    await button.click();
+    const here = page.getByTestId("replay-here");
+    await until("the alert at the cursor named", () => here.textContent().catch(() => ""), (t) => (t ?? "").includes(first.key), 10_000);
+    // Marking a range draws it on the track at once, before it is saved.
+    expect(await page.getByTestId("replay-pending-range").count()).toBe(0);
+    await page.getByTestId("replay-mark-from").click();
+    await scrubber.focus();
+    await page.keyboard.press("End");
+    // From the first alert to the cursor, at the end now.
+    await page.getByTestId("replay-pending-range").waitFor({ timeout: 3000 });
+    expect((await page.getByTestId("replay-pending-range").boundingBox())?.width ?? 0).toBeGreaterThan(10);
+    // Play and Pause take the same room.
+    const play = page.getByTestId("replay-play");
+    const w0 = (await play.boundingBox())?.width;
+    await play.click();
+    await until("playing", () => play.textContent(), (t) => t === "Pause", 5000);
+    expect((await play.boundingBox())?.width).toBe(w0);
+    await play.click();
+    await until("paused", () => play.textContent(), (t) => t === "Play", 5000);
   }, 30_000);
 
   it("plays forward from the start at 60×", async () => {
