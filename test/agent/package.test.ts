@@ -60,7 +60,7 @@ const held = await db.acquire();
 await db.acquire({ weight: 3, timeoutMs: 20 }).catch((e) => console.log("timeout", e instanceof SemaphoreTimeoutError));
 const deadline = Date.now() + 10000;
 while (!(agent.status().connected && agent.seq > 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-console.log("metrics", agent.prometheus().includes('semscope_permits_in_use{service="packed",instance="esm-1",semaphore="db"} 1'));
+console.log("metrics", agent.prometheus().includes('semscope_semaphore_in_use{service="packed",instance="esm-1",semaphore="db"} 1'));
 try { agent.registry; } catch (e) { console.log("registry", e.message.split(":")[0]); }
 await agent.close();
 held.release();

@@ -72,7 +72,7 @@ describe("npm start without an Electron binary", () => {
   it("says where --record-dir records", async () => {
     const dir = mkdtempSync(join(tmpdir(), "semscope-record-dir-"));
     try {
-      child = spawn(process.execPath, ["--import", "tsx", "scripts/web.ts", "--port", "0", "--no-demo", "--record-dir", dir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(process.execPath, ["--import", "tsx", "scripts/semscope.ts", "web", "--port", "0", "--no-demo", "--record-dir", dir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
       const line = await firstLine(child.stdout as NodeJS.ReadableStream, /^semscope recording: /, 60_000);
       expect(line).toContain(`rolling recordings in ${dir}`);
       expect(line).toMatch(/past \d+ MB/);
