@@ -25,10 +25,18 @@ export interface NotificationText {
   body: string;
 }
 
-export function notificationText(alert: Alert): NotificationText {
+/**
+ * `platform`: Linux notification servers read a body as markup, so there an agent-chosen name
+ * like `<a href=…>` is escaped to show as written; elsewhere the body is plain text already.
+ */
+export function notificationText(alert: Alert, platform: string): NotificationText {
   const where = alert.semaphore !== undefined ? `${alert.semaphore} on ${alert.service}${alert.instance !== undefined ? `/${alert.instance}` : ""}` : alert.key;
   const rule = alert.rule.replace(/_/g, " ");
-  return { title: `${alert.severity === "critical" ? "Critical" : "Warning"}: ${rule} — ${where}`, body: alert.message };
+  return { title: `${alert.severity === "critical" ? "Critical" : "Warning"}: ${rule} — ${where}`, body: platform === "linux" ? escapeMarkup(alert.message) : alert.message };
+}
+
+function escapeMarkup(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 export interface NotificationPlan {

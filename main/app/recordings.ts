@@ -6,6 +6,7 @@ import { join } from "node:path";
 import {
   describeStop,
   GzipRecorder,
+  RECORDING_DIR_MODE,
   listSegments,
   readRecording,
   RollingRecorder,
@@ -106,10 +107,10 @@ export async function saveRange(dir: string, out: string, name: string, from: nu
     chosen.push(segs[i]);
   }
   if (chosen.length === 0) throw new RangeError("no recording covers that time range (older segments may have been dropped to stay within the size cap)");
-  mkdirSync(out, { recursive: true });
+  mkdirSync(out, { recursive: true, mode: RECORDING_DIR_MODE });
   const file = join(out, `${clean}${SEGMENT_SUFFIX}`);
   const warnings: string[] = [];
-  const writer = new GzipRecorder(file, (line) => warnings.push(line));
+  const writer = new GzipRecorder(file, (line) => warnings.push(line), { exclusive: true });
   writer.write({ r: from, k: "range", p: { name: clean, from, to } });
   let lines = 0;
   for (const [i, seg] of chosen.entries()) {
@@ -132,6 +133,8 @@ export async function saveRange(dir: string, out: string, name: string, from: nu
   }
   writer.close();
   await writer.closed;
-  if (writer.failed !== null) throw new Error(`cannot write ${file}: ${writer.failed}`);
+  if (writer.failed !== null) {
+    throw new Error(writer.failed.includes("EEXIST") ? `${clean}${SEGMENT_SUFFIX} exists already: choose another name` : `cannot write ${file}: ${writer.failed}`);
+  }
   return { file, lines, warnings };
 }

@@ -270,7 +270,7 @@ export class ShellController {
     const prefs = this.opts.store.current.notifications;
     const plan = this.notifier.update(alerts, prefs);
     for (const alert of plan.notify) {
-      this.opts.view.notify(notificationText(alert), {
+      this.opts.view.notify(notificationText(alert, this.opts.platform), {
         silent: prefs.silent,
         onClick: () => {
           this.opts.view.focusWindow();

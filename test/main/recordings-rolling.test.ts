@@ -2,13 +2,13 @@
 // to stay within it, each segment replays on its own, a saved range joins segments into one file
 // that replays to the same alerts as the whole, and damaged or cut-short files load up to the
 // damage with a message saying where.
-import { mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
-import type { RecordLine } from "../../main/hub/recording/recorder.js";
+import { Recorder, type RecordLine } from "../../main/hub/recording/recorder.js";
 import { listSegments, pruneSegments, RollingRecorder, segmentBytesFor } from "../../main/hub/recording/recording-rolling.js";
 import { GzipRecorder } from "../../main/hub/recording/recording-writer.js";
 import { ReplaySession } from "../../main/hub/recording/replay-session.js";
@@ -118,6 +118,34 @@ describe("rolling recordings", () => {
     live.close();
     await expect(saveRange(dir, out, "nothing", T0 - 10_000_000, T0 - 5_000_000)).rejects.toThrow(/no recording covers/);
     expect(() => safeName("  ")).toThrow(/needs a name/);
+  });
+
+  it("keeps recordings readable by their owner only, and never writes through a name already taken or a planted link", async () => {
+    const dir = join(tmp(), "rec");
+    const rec = await writeRolling(dir, 64 * 1024 * 1024, 16 * 1024 * 1024, 30);
+    await rec.close();
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const [segment] = listSegments(dir);
+    expect(statSync(segment.file).mode & 0o777).toBe(0o600);
+
+    const out = join(tmp(), "saved");
+    const saved = await saveRange(dir, out, "first", T0, T0 + 20_000);
+    expect(statSync(out).mode & 0o777).toBe(0o700);
+    expect(statSync(saved.file).mode & 0o777).toBe(0o600);
+    // A second save under the same name is refused, not appended to the first.
+    const before = readFileSync(saved.file);
+    await expect(saveRange(dir, out, "first", T0, T0 + 20_000)).rejects.toThrow("first.ndjson.gz exists already: choose another name");
+    expect(readFileSync(saved.file).equals(before)).toBe(true);
+    // A dangling link at the name is not followed to create its target.
+    const target = join(tmp(), "elsewhere.txt");
+    symlinkSync(target, join(out, "planted.ndjson.gz"));
+    await expect(saveRange(dir, out, "planted", T0, T0 + 20_000)).rejects.toThrow(/exists already/);
+    expect(existsSync(target)).toBe(false);
+
+    const plain = join(tmp(), "plain.ndjson");
+    const recorder = new Recorder(plain, () => undefined);
+    recorder.close();
+    expect(statSync(plain).mode & 0o777).toBe(0o600);
   });
 });
 

@@ -61,6 +61,10 @@ export class StaticFiles {
       "Content-Type": mimeOf(file),
       "Content-Length": info.size,
       "X-Content-Type-Options": "nosniff",
+      // No other page may frame the dashboard (a framed Acknowledge is one click away from a
+      // stranger's page); the header for current browsers, the older one for the rest.
+      "Content-Security-Policy": "frame-ancestors 'none'",
+      "X-Frame-Options": "DENY",
       // Bundles under assets/ carry a content hash in their name; index.html must always be fresh.
       "Cache-Control": rel.startsWith("assets/") ? "public, max-age=31536000, immutable" : "no-cache",
     };

@@ -3,6 +3,7 @@
 // written synchronously, so a crash loses at most the line being written, and replay.ts can feed
 // the same calls to a fresh engine and raise the same alerts.
 import { closeSync, openSync, writeSync } from "node:fs";
+import { RECORDING_FILE_MODE } from "./recording-writer.js";
 import type { AlertThresholds, ThresholdsPatch } from "../../../shared/alerts/index.js";
 import type { EventsBatch, FlightRecord, Hello, Register, SamplesBatch } from "../../../shared/protocol/index.js";
 
@@ -59,7 +60,7 @@ export class Recorder implements RecordSink {
     readonly file: string,
     private readonly log: (line: string) => void,
   ) {
-    this.fd = openSync(file, "a");
+    this.fd = openSync(file, "a", RECORDING_FILE_MODE);
   }
 
   write(line: RecordLine): void {

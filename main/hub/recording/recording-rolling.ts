@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { ThresholdsPatch } from "../../../shared/alerts/index.js";
 import type { Hello, Register } from "../../../shared/protocol/index.js";
 import type { RecordLine, RecordSink, StartPayload } from "./recorder.js";
-import { GzipRecorder } from "./recording-writer.js";
+import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
 export const SEGMENT_SUFFIX = ".ndjson.gz";
 /** A segment never grows past this, whatever the cap: a replay holds its file in memory (8 MiB is ~55 MB of lines). */
@@ -114,7 +114,7 @@ export class RollingRecorder implements RecordSink {
   readonly dropped: string[] = [];
 
   constructor(private readonly opts: RollingOptions) {
-    mkdirSync(opts.dir, { recursive: true });
+    mkdirSync(opts.dir, { recursive: true, mode: RECORDING_DIR_MODE });
     this.segmentBytes = opts.segmentBytes ?? segmentBytesFor(opts.capBytes);
   }
 

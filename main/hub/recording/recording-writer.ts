@@ -13,7 +13,13 @@ export interface GzipRecorderOptions {
   flushMs?: number;
   /** gzip level; 6 is zlib's default (9 saves ~3 % more for ~2× the CPU). */
   level?: number;
+  /** Create the file, failing if anything is at its path already (a saved range): no append, no link followed. */
+  exclusive?: boolean;
 }
+
+/** Recordings hold stacks, names and timings of someone's services: readable by their owner only. */
+export const RECORDING_FILE_MODE = 0o600;
+export const RECORDING_DIR_MODE = 0o700;
 
 export class GzipRecorder implements RecordSink {
   lines = 0;
@@ -36,7 +42,7 @@ export class GzipRecorder implements RecordSink {
     opts: GzipRecorderOptions = {},
   ) {
     this.gzip = createGzip({ level: opts.level ?? 6 });
-    this.out = createWriteStream(file, { flags: "a" });
+    this.out = createWriteStream(file, { flags: opts.exclusive === true ? "wx" : "a", mode: RECORDING_FILE_MODE });
     this.gzip.on("data", (c: Buffer) => (this.bytes += c.length));
     this.gzip.pipe(this.out);
     this.closed = new Promise<void>((resolve) => {

@@ -14,7 +14,7 @@ import type { AnyRecordLine, RangeLine } from "./recording-line.js";
 import { describeStop, readRecording, type ReadSummary } from "./recording-reader.js";
 import { SEGMENT_SUFFIX, type SegmentStart } from "./recording-rolling.js";
 import { safeName } from "./recording-name.js";
-import { GzipRecorder } from "./recording-writer.js";
+import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
 export interface ReplaySessionOptions {
   /** As the live hub's (HubOptions.maxHistories, maxHistoryBytes); the same defaults. */
@@ -150,10 +150,11 @@ export class ReplaySession {
   async saveRange(dir: string, name: string, from: number, to: number): Promise<string> {
     if (!(Number.isFinite(from) && Number.isFinite(to) && from <= to)) throw new RangeError("from and to must be times with from <= to");
     const clean = safeName(name);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: RECORDING_DIR_MODE });
     const file = join(dir, `${clean}${SEGMENT_SUFFIX}`);
     if (existsSync(file)) throw new Error(`${basename(file)} exists already: choose another name`);
-    const out = new GzipRecorder(file, () => undefined);
+    // Exclusive: a dangling link planted at the name is refused, not followed.
+    const out = new GzipRecorder(file, () => undefined, { exclusive: true });
     out.write({ r: from, k: "range", p: { name: clean, from, to } });
     for (const line of this.lines) {
       if (line.k === "range") continue;

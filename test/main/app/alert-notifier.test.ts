@@ -77,13 +77,20 @@ describe("AlertNotifier", () => {
 
 describe("notificationText", () => {
   it("says severity, rule and where in the title, the engine's message in the body", () => {
-    expect(notificationText(makeAlert({ rule: "double_release", severity: "critical" }))).toEqual({
+    expect(notificationText(makeAlert({ rule: "double_release", severity: "critical" }), "darwin")).toEqual({
       title: "Critical: double release — db on checkout/web-1",
       body: "db on checkout/web-1: 1 permit held > 10 s and not released",
     });
     const fleet = makeAlert({ rule: "over_budget", severity: "warning", instance: undefined, semaphore: "db", key: "checkout/db" });
-    expect(notificationText(fleet).title).toBe("Warning: over budget — db on checkout");
+    expect(notificationText(fleet, "darwin").title).toBe("Warning: over budget — db on checkout");
     const agent = makeAlert({ rule: "agent_down", severity: "warning", semaphore: undefined, key: "checkout/web-1" });
-    expect(notificationText(agent).title).toBe("Warning: agent down — checkout/web-1");
+    expect(notificationText(agent, "darwin").title).toBe("Warning: agent down — checkout/web-1");
+  });
+
+  it("escapes an agent-chosen name in the body on Linux, whose notification servers read markup, and only there", () => {
+    const hostile = makeAlert({ message: 'db <a href="https://evil.example">click</a> & <b>more</b>' });
+    expect(notificationText(hostile, "linux").body).toBe('db &lt;a href="https://evil.example"&gt;click&lt;/a&gt; &amp; &lt;b&gt;more&lt;/b&gt;');
+    expect(notificationText(hostile, "win32").body).toBe(hostile.message);
+    expect(notificationText(hostile, "darwin").body).toBe(hostile.message);
   });
 });

@@ -216,6 +216,12 @@ describe("web mode", () => {
       expect(r.text, evil).not.toContain("secret");
     }
     expect((await get("/%E0%A4%A")).status).toBe(400);
+    // Never framed by another page (a click-jacked Acknowledge), for the page and its files alike.
+    for (const path of ["/", "/assets/app-123.js", "/semaphores/checkout"]) {
+      const res = await fetch(`${hub.url}${path}`);
+      expect(res.headers.get("content-security-policy"), path).toBe("frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options"), path).toBe("DENY");
+    }
     // The API still needs the token; the static files carry no data and do not.
     expect((await get("/api/state")).status).toBe(401);
     expect((await get("/healthz")).status).toBe(200);
