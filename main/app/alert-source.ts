@@ -54,12 +54,30 @@ export function remoteAlertReader(origin: string, token: string | null, opts: Re
     if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}`);
     const length = Number(res.headers.get("content-length") ?? "0");
     if (length > REMOTE_MAX_BYTES) throw new Error(`GET ${url}: answer too large (${length} bytes)`);
-    const text = await res.text();
-    if (text.length > REMOTE_MAX_BYTES) throw new Error(`GET ${url}: answer too large`);
+    const text = await readCapped(res, REMOTE_MAX_BYTES, url);
     const parsed = remoteAlertsSchema.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`GET ${url}: not a list of alerts (${parsed.error.issues[0]?.message ?? "invalid"})`);
     return parsed.data.alerts.filter((a) => a.resolvedAt === null);
   };
+}
+
+/** The body as text, read a chunk at a time and abandoned once it passes `max` bytes (a chunked answer states no length). */
+async function readCapped(res: Response, max: number, url: string): Promise<string> {
+  if (res.body === null) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel();
+      throw new Error(`GET ${url}: answer too large (over ${max} bytes)`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 export type AlertUpdate = { ok: true; alerts: readonly Alert[] } | { ok: false; error: string };

@@ -7,12 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
+import { applyThresholds, DEFAULT_THRESHOLDS, type ThresholdsPatch } from "../../shared/alerts/index.js";
 import { Recorder, type RecordLine } from "../../main/hub/recording/recorder.js";
 import { listSegments, pruneSegments, RollingRecorder, segmentBytesFor } from "../../main/hub/recording/recording-rolling.js";
 import { GzipRecorder } from "../../main/hub/recording/recording-writer.js";
 import { ReplaySession } from "../../main/hub/recording/replay-session.js";
 import { replayRecording } from "../../main/hub/recording/replay.js";
+import { readRecording } from "../../main/hub/recording/recording-reader.js";
 import { recordingSettings, saveRange, safeName } from "../../main/app/recordings.js";
 import { hello, info, sample, summaryOf, T0 } from "./hub/helpers.js";
 import { spawnAgent } from "../e2e/browser.js";
@@ -72,6 +73,38 @@ describe("rolling recordings", () => {
     later.close();
   });
 
+  it("restates the thresholds in a new segment as one merged change, however many were made", async () => {
+    const dir = tmp();
+    const rec = new RollingRecorder({ dir, capBytes: 100 * 1024 * 1024, segmentBytes: 4 * 1024, log: () => undefined, flushMs: 10 });
+    let expected = DEFAULT_THRESHOLDS;
+    let n = 0;
+    for (const line of scenario(300)) {
+      rec.write(line);
+      if (line.k !== "tick") continue;
+      // A person changing one field, then another, again and again.
+      const patch: ThresholdsPatch = n % 2 === 0 ? { convoy: { windowMs: 1000 + n } } : { convoy: { minWaiters: 1 + (n % 5) }, timeouts: { ratio: 0.01 * (1 + (n % 9)) } };
+      n++;
+      expected = applyThresholds(expected, patch);
+      rec.write({ r: line.r + 1, k: "thresholds", p: patch });
+      if (line.r % 5_000 === 1500) await new Promise((r) => setTimeout(r, 15));
+    }
+    rec.close();
+    await rec.closed;
+    const segs = listSegments(dir);
+    expect(segs.length).toBeGreaterThan(2);
+    const last = segs[segs.length - 1];
+    const lines: { k: string }[] = [];
+    await readRecording(last.file, (l) => void lines.push(l));
+    const start = lines.findIndex((l) => l.k === "start");
+    const preamble = lines.slice(start + 1, start + 1 + 3).filter((l) => l.k === "thresholds");
+    expect(preamble).toHaveLength(1);
+    // The segment alone ends with the thresholds the whole run ended with.
+    const alone = await ReplaySession.open(last.file);
+    alone.seek(alone.to);
+    expect(alone.current.engine.thresholds).toEqual(expected);
+    alone.close();
+  });
+
   it("deletes the oldest segments to stay within the cap, never the current one", async () => {
     const dir = tmp();
     const cap = 24 * 1024;
@@ -122,8 +155,7 @@ describe("rolling recordings", () => {
 
   it("keeps recordings readable by their owner only, and never writes through a name already taken or a planted link", async () => {
     const dir = join(tmp(), "rec");
-    const rec = await writeRolling(dir, 64 * 1024 * 1024, 16 * 1024 * 1024, 30);
-    await rec.close();
+    await writeRolling(dir, 64 * 1024 * 1024, 16 * 1024 * 1024, 30);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const [segment] = listSegments(dir);
     expect(statSync(segment.file).mode & 0o777).toBe(0o600);

@@ -1,7 +1,7 @@
 // The app's always-on recording: compact segments (recording-writer.ts) in one folder, a new one
 // when the current one reaches its share of the size cap, the oldest deleted while the folder is
 // over the cap. Each segment replays on its own: it starts with the hub's start line, marked as
-// continuing the previous segment, followed by a preamble (the thresholds changed since, and
+// continuing the previous segment, followed by a preamble (the thresholds changed since, merged into one line, and
 // every known agent's hello and register) so the engine knows the agents whose samples follow.
 import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
@@ -101,7 +101,8 @@ interface AgentPreamble {
 export class RollingRecorder implements RecordSink {
   private current: GzipRecorder | null = null;
   private start: (RecordLine & { k: "start" }) | null = null;
-  private readonly patches: ThresholdsPatch[] = [];
+  /** Every thresholds change since the start, merged into one patch (later fields win, as applied). */
+  private thresholds: ThresholdsPatch | null = null;
   private readonly agents = new Map<string, AgentPreamble>();
   private counter = 0;
   /** Lines and compressed bytes of the segments closed so far in this run. */
@@ -174,7 +175,7 @@ export class RollingRecorder implements RecordSink {
     const next = this.openSegment(t);
     this.current = next;
     const preamble: RecordLine[] = [];
-    for (const patch of this.patches) preamble.push({ r: t, k: "thresholds", p: patch });
+    if (this.thresholds !== null) preamble.push({ r: t, k: "thresholds", p: this.thresholds });
     for (const [agentId, a] of this.agents) {
       preamble.push({ r: t, k: "hello", a: agentId, p: a.hello });
       if (a.register !== undefined) preamble.push({ r: t, k: "register", a: agentId, p: a.register });
@@ -198,11 +199,11 @@ export class RollingRecorder implements RecordSink {
     switch (line.k) {
       case "start":
         this.start = line;
-        this.patches.length = 0;
+        this.thresholds = null;
         this.agents.clear();
         break;
       case "thresholds":
-        this.patches.push(line.p);
+        this.thresholds = mergePatches(this.thresholds ?? {}, line.p);
         break;
       case "hello": {
         const prev = this.agents.get(line.a);
@@ -227,4 +228,15 @@ export class RollingRecorder implements RecordSink {
       default:
     }
   }
+}
+
+/** `later` over `earlier`, group by group and field by field: what applying both in turn sets. */
+function mergePatches(earlier: ThresholdsPatch, later: ThresholdsPatch): ThresholdsPatch {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [group, fields] of [...Object.entries(earlier), ...Object.entries(later)]) {
+    if (fields === undefined) continue;
+    const kept = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+    out[group] = { ...out[group], ...kept };
+  }
+  return out as ThresholdsPatch;
 }

@@ -56,6 +56,22 @@ describe("remoteAlertReader", () => {
     await expect(remoteAlertReader(origin, null)()).rejects.toThrow();
   });
 
+  it("stops reading an answer that grows past 8 MiB without saying its length", async () => {
+    let sent = 0;
+    const origin = await hub((_req, res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      // Chunked and endless: only a reader that counts as it reads ever stops.
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+        if (!res.destroyed) res.once("drain", pump);
+      };
+      pump();
+    });
+    await expect(remoteAlertReader(origin, null, { timeoutMs: 20_000 })()).rejects.toThrow(/answer too large \(over 8388608 bytes\)/);
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+
   it("gives up on a hub that does not answer", async () => {
     const origin = await hub(() => undefined);
     await expect(remoteAlertReader(origin, null, { timeoutMs: 50 })()).rejects.toThrow();
