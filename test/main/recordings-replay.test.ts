@@ -167,13 +167,13 @@ describe("replay against the live run", () => {
     const from = T0 + 10_000;
     const to = T0 + 22_000;
     const saved = await request<AckAnswer & { file: string }>(control.socket, "replay:save", { name: "the convoy", from, to });
-    expect(saved).toEqual({ ok: true, file: join(saveDir, "the convoy.ndjson.gz") });
+    expect(saved).toEqual({ ok: true, file: join(saveDir, "the-convoy.ndjson.gz") });
     expect(await request<AckAnswer>(control.socket, "replay:save", { name: "the convoy", from, to })).toEqual({ ok: false, error: expect.stringMatching(/exists already/) });
     expect(await request<AckAnswer>(control.socket, "replay:save", { name: "bad", from: to, to: from })).toEqual({ ok: false, error: expect.stringMatching(/from <= to/) });
 
     const part = await replayHub(saved.file);
     const { first } = await replayControl(part.url);
-    expect(first).toMatchObject({ range: { name: "the convoy", from, to }, cursor: from, compressed: true });
+    expect(first).toMatchObject({ range: { name: "the-convoy", from, to }, cursor: from, compressed: true });
     // At the range's end, the saved file shows what the original showed there.
     const original = await dashboard(replay.url);
     const copy = await dashboard(part.url);

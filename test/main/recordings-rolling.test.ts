@@ -134,10 +134,10 @@ describe("rolling recordings", () => {
     const from = T0 + 100_000;
     const to = T0 + 250_000;
     const saved = await saveRange(dir, out, "convoys/at 03:12", from, to);
-    expect(saved.file).toBe(join(out, "convoys-at 03-12.ndjson.gz"));
+    expect(saved.file).toBe(join(out, "convoys-at-03-12.ndjson.gz"));
     expect(saved.warnings).toEqual([]);
     const session = await ReplaySession.open(saved.file);
-    expect(session.range).toEqual({ name: "convoys-at 03-12", from, to });
+    expect(session.range).toEqual({ name: "convoys-at-03-12", from, to });
     // The cursor opens at the range's start; the timeline ends at its end.
     expect(session.cursor).toBe(from);
     expect(session.to).toBeLessThanOrEqual(to);
@@ -151,6 +151,8 @@ describe("rolling recordings", () => {
     live.close();
     await expect(saveRange(dir, out, "nothing", T0 - 10_000_000, T0 - 5_000_000)).rejects.toThrow(/no recording covers/);
     expect(() => safeName("  ")).toThrow(/needs a name/);
+    // Names become file names without spaces, so a shell or a link can use them as they are.
+    expect(safeName(" leak  incident, 03:12 ")).toBe("leak-incident-03-12");
   });
 
   it("keeps recordings readable by their owner only, and never writes through a name already taken or a planted link", async () => {

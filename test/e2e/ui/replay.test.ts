@@ -215,12 +215,12 @@ describe("replay in the browser", () => {
     await page.getByTestId("replay-save-button").click();
     const result = page.getByTestId("replay-save-result");
     await result.waitFor({ timeout: 10_000 });
-    const file = join(saveDir, "leak incident.ndjson.gz");
+    const file = join(saveDir, "leak-incident.ndjson.gz");
     expect(await result.textContent()).toBe(`Saved ${file}`);
     expect(existsSync(file)).toBe(true);
     // The saved file holds the range asked for, the leak within it.
     const saved = await ReplaySession.open(file);
-    expect(saved.range).toEqual({ name: "leak incident", from: replay.session.marks[0].at, to: replay.session.to });
+    expect(saved.range).toEqual({ name: "leak-incident", from: replay.session.marks[0].at, to: replay.session.to });
     expect(saved.marks.some((m) => m.at === leakAt && m.rule === "leak")).toBe(true);
     saved.close();
   }, 30_000);
