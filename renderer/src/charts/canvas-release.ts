@@ -34,7 +34,3 @@ export function releaseCanvasesLater(canvases: Iterable<HTMLCanvasElement>): voi
   if (queue.length > 0) schedule();
 }
 
-/** Canvases waiting to be released (tests). */
-export function pendingCanvasReleases(): number {
-  return queue.length;
-}

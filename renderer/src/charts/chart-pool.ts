@@ -67,7 +67,3 @@ export function keepChart(spec: ChartSpec, plot: uPlot, binding: ChartBinding): 
   kept.set(spec, { plot, binding });
 }
 
-/** Charts kept (tests). */
-export function keptCharts(): number {
-  return kept.size;
-}

@@ -54,11 +54,6 @@ function giveBack(c: Canvas): void {
   if (pool.length < POOL_MAX) pool.push({ canvas: c.canvas, ctx: c.ctx });
 }
 
-/** Canvases waiting for reuse (tests). */
-export function pooledSparkCanvases(): number {
-  return pool.length;
-}
-
 export class SparklinePainter {
   private readonly byKey = new Map<string, Slot>();
   /** Per host element, not per key: the list hands a row's DOM from row to row as it scrolls. */
