@@ -3,6 +3,39 @@
 // gauges as the one before; the hub keeps filling in quiet intervals after activity.
 import type { Sample } from "./types.js";
 
+/** The gauges a quiet sample carries over; everything else in it is zero. */
+export interface QuietGauges {
+  cap: number;
+  inUse: number;
+  available: number;
+  longestHoldMs: number;
+}
+
+/**
+ * A sample of an interval in which nothing happened: no counts, no waiter, empty summaries (each
+ * its own object, free to be refilled), the given gauges. Its keys are in the wire's order.
+ */
+export function quietSample(id: string, g: QuietGauges): Sample {
+  return {
+    id,
+    cap: g.cap,
+    inUse: g.inUse,
+    available: g.available,
+    waiters: 0,
+    oldestWaitMs: 0,
+    acquired: 0,
+    released: 0,
+    timeouts: 0,
+    rejections: 0,
+    aborts: 0,
+    doubleReleases: 0,
+    leaseExpiries: 0,
+    waitMs: { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] },
+    holdMs: { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] },
+    longestHoldMs: g.longestHoldMs,
+  };
+}
+
 /** Any count, or a waiter (whose age grows every interval). */
 export function hasActivity(s: Sample): boolean {
   return (

@@ -9,7 +9,7 @@
 // that ends the interval (`partial: "end"`). The batch is recorded with them, so a replay
 // stores exactly what the live hub did. Past that, an idle semaphore costs the hub nothing.
 import type { AlertThresholds, AlertChange } from "../../../shared/alerts/index.js";
-import { FEATURE_CHANGED_ONLY, hasActivity, type Sample, type SamplesBatch } from "../../../shared/protocol/index.js";
+import { FEATURE_CHANGED_ONLY, hasActivity, quietSample, type Sample, type SamplesBatch } from "../../../shared/protocol/index.js";
 
 interface Last {
   cap: number;
@@ -28,7 +28,6 @@ export function settleMs(th: AlertThresholds, intervalMs: number): number {
   return windows + th.window.maxGapIntervals * intervalMs;
 }
 
-const emptySummary = () => ({ count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] });
 
 export class QuietFill {
   /** Per agent that negotiated the feature: its semaphores that may still need a quiet sample, by id. */
@@ -92,25 +91,15 @@ export class QuietFill {
         m.delete(id);
         continue;
       }
-      fills.push({
-        id,
-        cap: last.cap,
-        inUse: last.inUse,
-        available: last.available,
-        waiters: 0,
-        oldestWaitMs: 0,
-        acquired: 0,
-        released: 0,
-        timeouts: 0,
-        rejections: 0,
-        aborts: 0,
-        doubleReleases: 0,
-        leaseExpiries: 0,
-        waitMs: emptySummary(),
-        holdMs: emptySummary(),
-        // No release since: the same holder is still the oldest.
-        longestHoldMs: last.inUse > 0 ? last.longestHoldMs + (t - last.t) : 0,
-      });
+      fills.push(
+        quietSample(id, {
+          cap: last.cap,
+          inUse: last.inUse,
+          available: last.available,
+          // No release since: the same holder is still the oldest.
+          longestHoldMs: last.inUse > 0 ? last.longestHoldMs + (t - last.t) : 0,
+        }),
+      );
     }
     return fills.length === 0 ? batch : { ...batch, items: [...batch.items, ...fills] };
   }

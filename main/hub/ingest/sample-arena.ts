@@ -4,15 +4,11 @@
 // Why: a parsed packet held for STORE_DELAY_MS is ~15 objects a sample that every young GC copies.
 // Packed into one reused Float64Array it dies at once; Float64 holds every JSON number exactly, and
 // nothing the store path reaches keeps an item (test/main/hub/ingest/sample-arena.test.ts holds it to that).
-import type { Sample, SamplesBatch, Summary } from "../../../shared/protocol/index.js";
+import { quietSample, type Sample, type SamplesBatch, type Summary } from "../../../shared/protocol/index.js";
 // An item's numbers are laid out as sample-numbers.ts says, its wait pairs right after them, then its hold pairs.
 import { HOLD_AT, PAIRS_AT, readSampleNumbers, WAIT_AT, writeSampleNumbers } from "../../../shared/protocol/sample-numbers.js";
 
 type Pair = [bucket: number, count: number];
-
-function newSummary(): Summary {
-  return { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
-}
 
 /** A reused Sample, its keys in the wire's order (as the parsed packet's), and the pairs its histograms are refilled from. */
 interface ReusedSample {
@@ -22,26 +18,8 @@ interface ReusedSample {
 }
 
 function newSample(): Sample {
-  return {
-    id: "",
-    cap: 0,
-    inUse: 0,
-    available: 0,
-    waiters: 0,
-    oldestWaitMs: 0,
-    acquired: 0,
-    released: 0,
-    timeouts: 0,
-    rejections: 0,
-    aborts: 0,
-    doubleReleases: 0,
-    leaseExpiries: 0,
-    waitMs: newSummary(),
-    holdMs: newSummary(),
-    longestHoldMs: 0,
-  };
+  return quietSample("", { cap: 0, inUse: 0, available: 0, longestHoldMs: 0 });
 }
-
 
 function unpackSummary(v: Float64Array, at: number, pairsAt: number, s: Summary, pairs: Pair[]): number {
   s.count = v[at];
