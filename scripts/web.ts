@@ -35,14 +35,15 @@ function demoSource(): Pick<DemoOptions, "serviceScript" | "fleet"> {
 async function runReplay(opts: LaunchOptions, file: string, staticDir: string): Promise<void> {
   // Ranges saved from the dashboard go next to the recording.
   const hub = await createReplayHub({ file, port: opts.port, host: opts.host, token: opts.token, staticDir, saveDir: dirname(resolve(file)) });
+  // Before the first line, as in runWeb: a signal after it must find its handler.
+  const shutdown = (): void => void hub.close().then(() => process.exit(0));
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
   console.log(`semscope hub listening on ${hub.url}`);
   console.log(`semscope replay: ${file} (${hub.session.marks.length} alerts on its timeline)`);
   const message = hub.session.message;
   if (message !== undefined) console.error(`semscope replay: ${message}`);
   console.log(`semscope dashboard: ${opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`}`);
-  const shutdown = (): void => void hub.close().then(() => process.exit(0));
-  process.once("SIGINT", shutdown);
-  process.once("SIGTERM", shutdown);
 }
 
 export async function runWeb(opts: LaunchOptions): Promise<void> {
@@ -55,20 +56,9 @@ export async function runWeb(opts: LaunchOptions): Promise<void> {
       : new RollingRecorder({ dir: opts.recordDir, capBytes: opts.recordCapBytes ?? DEFAULT_RECORDING_CAP_BYTES, log: (line) => console.error(line) });
   const alertForwarding = { alertmanager: opts.alertmanager, webhooks: opts.webhooks, dashboardUrl: opts.dashboardUrl };
   const hub: Hub = await createHub({ port: opts.port, host: opts.host, token: opts.token, record: opts.record, recordSink, staticDir, alertForwarding });
-  console.log(`semscope hub listening on ${hub.url}`);
-  // Where the recordings go, so they can be found (and replayed with --replay <file>).
-  if (opts.recordDir !== undefined) {
-    const capMb = Math.round((opts.recordCapBytes ?? DEFAULT_RECORDING_CAP_BYTES) / (1024 * 1024));
-    console.log(`semscope recording: rolling recordings in ${resolve(opts.recordDir)} (the oldest dropped past ${capMb} MB)`);
-  }
-  if (opts.record !== undefined) console.log(`semscope recording: ${resolve(opts.record)}`);
-  const page = opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`;
-  console.log(`semscope dashboard: ${page}`);
+  // Before the first line says it is up: a signal that follows that line must find its handler, or
+  // the default action ends the process without closing the hub and its recording.
   let demo: DemoHandle | undefined;
-  if (opts.demo) {
-    demo = await startDemo({ url: hub.url, token: opts.token, log: (line) => console.error(line), ...demoSource() });
-    console.log(`semscope demo: ${demo.pids.length} service processes streaming (--no-demo to watch only real agents)`);
-  }
   let closing = false;
   const shutdown = (): void => {
     if (closing) return;
@@ -81,4 +71,17 @@ export async function runWeb(opts: LaunchOptions): Promise<void> {
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
+  console.log(`semscope hub listening on ${hub.url}`);
+  // Where the recordings go, so they can be found (and replayed with --replay <file>).
+  if (opts.recordDir !== undefined) {
+    const capMb = Math.round((opts.recordCapBytes ?? DEFAULT_RECORDING_CAP_BYTES) / (1024 * 1024));
+    console.log(`semscope recording: rolling recordings in ${resolve(opts.recordDir)} (the oldest dropped past ${capMb} MB)`);
+  }
+  if (opts.record !== undefined) console.log(`semscope recording: ${resolve(opts.record)}`);
+  const page = opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`;
+  console.log(`semscope dashboard: ${page}`);
+  if (opts.demo) {
+    demo = await startDemo({ url: hub.url, token: opts.token, log: (line) => console.error(line), ...demoSource() });
+    console.log(`semscope demo: ${demo.pids.length} service processes streaming (--no-demo to watch only real agents)`);
+  }
 }

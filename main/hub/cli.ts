@@ -73,8 +73,6 @@ export async function runHubCli(argv: string[]): Promise<void> {
     const code = (err as { code?: unknown }).code;
     fail(`cannot start: ${err instanceof Error ? err.message : String(err)}${code === "EADDRINUSE" ? " (port in use)" : ""}`, 1);
   }
-  process.stdout.write(`semscope hub listening on ${hub.url}\n`);
-
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -88,6 +86,9 @@ export async function runHubCli(argv: string[]): Promise<void> {
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
+  // Only now: a signal sent on seeing this line finds its handler, not the default that ends the
+  // process with the recording unflushed.
+  process.stdout.write(`semscope hub listening on ${hub.url}\n`);
 }
 
 // Run as a script (tests and benches spawn this file), not when imported: in the bundled semscope
