@@ -4,7 +4,7 @@
 import { LIMITS } from "./types.js";
 
 export const PAYLOAD_LIMITS = {
-  /** One sample per semaphore, and an agent has at most LIMITS.maxSemaphoresPerAgent of them. */
+  /** One sample per semaphore; an agent with more semaphores sends several batches an interval. */
   maxSamplesPerBatch: LIMITS.maxSemaphoresPerAgent,
   /** An agent with more events in one flush sends several batches. */
   maxEventsPerBatch: 1000,

@@ -5,6 +5,7 @@ import { fastSamplesBatch } from "./fast-samples.js";
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
 import {
   LIMITS,
+  MANY_SEMAPHORES_PER_AGENT,
   type AgentEvent,
   type AgentToHubEvents,
   type EventsBatch,
@@ -187,7 +188,9 @@ export const semaphoreInfoSchema = z.object({
 }) satisfies z.ZodType<SemaphoreInfo>;
 
 export const registerSchema = z.object({
-  semaphores: boundedArray(semaphoreInfoSchema, LIMITS.maxSemaphoresPerAgent).superRefine((list, ctx) => {
+  // One message holds at most a whole list's worth; the agent's own limit (1,000, or 10,000 with
+  // "many_semaphores") is the hub's to check on the assembled list.
+  semaphores: boundedArray(semaphoreInfoSchema, MANY_SEMAPHORES_PER_AGENT).superRefine((list, ctx) => {
     // Ids key everything the hub keeps for an agent; a duplicate would make two semaphores one.
     const seen = new Set<string>();
     list.forEach((info, i) => {
@@ -195,6 +198,7 @@ export const registerSchema = z.object({
       seen.add(info.id);
     });
   }),
+  partial: oneOf(["more", "end"]).optional(),
 }) satisfies z.ZodType<Register>;
 
 const histPairSchema = z.tuple(

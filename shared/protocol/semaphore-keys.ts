@@ -2,10 +2,10 @@
 // per sample item by its key, and building `<service>/<instance>/<id>` afresh for each item made
 // a new string (hashed again at every lookup, and kept by whichever set or map holds it) per
 // item per second. The id from the packet is a short string; its entry here gives back the one key.
-import { LIMITS, semaphoreKey } from "./types.js";
+import { MANY_SEMAPHORES_PER_AGENT, semaphoreKey } from "./types.js";
 
 /** Ids remembered at most; past it the cache starts over (an agent churning ids through registers). */
-const MAX_IDS = 2 * LIMITS.maxSemaphoresPerAgent;
+const MAX_IDS = 2 * MANY_SEMAPHORES_PER_AGENT;
 
 export class SemaphoreKeys {
   private readonly byId = new Map<string, string>();

@@ -37,8 +37,19 @@ export interface Hello {
  * lists what it can do, the hub's ack lists what of it the hub accepts, and only that is used.
  */
 export const FEATURE_CHANGED_ONLY = "changed_only";
+/**
+ * Up to MANY_SEMAPHORES_PER_AGENT semaphores per agent (services with one per tenant), with
+ * `register` sent in parts of at most LIMITS.maxSemaphoresPerAgent.
+ */
+export const FEATURE_MANY_SEMAPHORES = "many_semaphores";
+export const MANY_SEMAPHORES_PER_AGENT = 10_000;
 /** What this hub accepts. */
-export const HUB_FEATURES: readonly string[] = [FEATURE_CHANGED_ONLY];
+export const HUB_FEATURES: readonly string[] = [FEATURE_CHANGED_ONLY, FEATURE_MANY_SEMAPHORES];
+
+/** How many semaphores an agent may report on a connection with these accepted features. */
+export function semaphoreLimit(features: readonly string[] | undefined): number {
+  return features?.includes(FEATURE_MANY_SEMAPHORES) === true ? MANY_SEMAPHORES_PER_AGENT : LIMITS.maxSemaphoresPerAgent;
+}
 
 export interface HelloAck {
   hubVersion: string;
@@ -63,6 +74,12 @@ export interface SemaphoreInfo {
 
 export interface Register {
   semaphores: SemaphoreInfo[];
+  /**
+   * Optional addition (feature "many_semaphores"): a list too long for one message is sent in
+   * parts, `"more"` on all but the last, `"end"` on the last; the hub applies the whole list at
+   * `"end"`. Absent: the message is the whole list.
+   */
+  partial?: "more" | "end";
 }
 
 export interface Sample {

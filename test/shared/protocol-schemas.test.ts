@@ -225,9 +225,11 @@ describe("limits, at their boundaries", () => {
   });
 
   const many = (n: number, make: (i: number) => unknown) => Array.from({ length: n }, (_, i) => make(i));
-  it("a register may list 1,000 semaphores, not 1,001", () => {
-    expectOk(registerSchema, { semaphores: many(1000, (i) => semaphore(`s${i}`)) });
-    expect(expectError(registerSchema, { semaphores: many(1001, (i) => semaphore(`s${i}`)) })).toBe("semaphores: must have at most 1000 items");
+  it("a register message may list 10,000 semaphores, not 10,001 (the agent's own limit is the hub's to check), and say which part it is", () => {
+    expectOk(registerSchema, { semaphores: many(10_000, (i) => semaphore(`s${i}`)) });
+    expect(expectError(registerSchema, { semaphores: many(10_001, (i) => semaphore(`s${i}`)) })).toBe("semaphores: must have at most 10000 items");
+    expectOk(registerSchema, { semaphores: [semaphore("a")], partial: "more" });
+    expect(expectError(registerSchema, { semaphores: [semaphore("a")], partial: "all" })).toMatch(/^partial: /);
   });
 
   it("batches hold at most 1,000 samples and 1,000 events", () => {

@@ -27,8 +27,20 @@ export class Collector {
   private version = 0;
   /** describe() or sample() calls that threw; the item is skipped, the agent goes on. */
   errors = 0;
-  /** Tracked items left out: over the protocol's 1,000 per agent, a duplicate id, or a failing describe(). */
+  /** Tracked items left out: over the agent's limit, a duplicate id, or a failing describe(). */
   omitted = 0;
+  /** Semaphores listed at most (semaphoreLimit of the hub's accepted features). */
+  private limit: number = LIMITS.maxSemaphoresPerAgent;
+  /** Whether `register` may go in parts; if not, the list is cut to what one packet holds. */
+  private inParts = false;
+
+  /** What the hub accepted: how many items it takes, and whether `register` may go in parts. */
+  configure(limit: number, inParts: boolean): void {
+    if (limit === this.limit && inParts === this.inParts) return;
+    this.limit = limit;
+    this.inParts = inParts;
+    this.dirty = true;
+  }
 
   /** Adds an item outside the process registry (a custom Tracked); returns its untrack(). */
   track(t: Tracked): () => void {
@@ -112,7 +124,7 @@ export class Collector {
         // The registry keys by id already; this also covers extras, and ids equal after truncation.
         const id = wireId(t.id);
         info.id = id;
-        if (ids.has(id) || entries.length >= LIMITS.maxSemaphoresPerAgent) {
+        if (ids.has(id) || entries.length >= this.limit) {
           omitted++;
           continue;
         }
@@ -125,8 +137,8 @@ export class Collector {
         omitted++;
       }
     }
-    // `register` cannot be split (it is the full list), so a list too big for one packet is cut.
-    while (infos.length > 0 && jsonBytes({ semaphores: infos }) > PACKET_BUDGET_BYTES) {
+    // A `register` that cannot go in parts is one packet, so a list too big for it is cut.
+    while (!this.inParts && infos.length > 0 && jsonBytes({ semaphores: infos }) > PACKET_BUDGET_BYTES) {
       const cut = Math.max(1, Math.ceil(infos.length / 10));
       infos.length -= cut;
       entries.length -= cut;

@@ -5,7 +5,7 @@
 import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import { PAYLOAD_LIMITS } from "../../../shared/protocol/payload-limits.js";
-import { FEATURE_CHANGED_ONLY, type EventsBatch, type Hello, type SamplesBatch } from "../../../shared/protocol/types.js";
+import { FEATURE_CHANGED_ONLY, FEATURE_MANY_SEMAPHORES, LIMITS, semaphoreLimit, type EventsBatch, type Hello, type Register, type SamplesBatch } from "../../../shared/protocol/types.js";
 import pkg from "../../package.json" with { type: "json" };
 import { onEvent, onTrackedChange, type Tracked } from "../registry.js";
 import { BatchBuffer, type Outgoing } from "./batch-buffer.js";
@@ -55,7 +55,7 @@ export interface AgentStatus {
   /** Events lost (buffers full, unusable, or alone too big for a packet). */
   droppedEvents: number;
   bufferedEventMessages: number;
-  /** Tracked items not reported: over 1,000, duplicate ids, or describe() throwing. */
+  /** Tracked items not reported: over the hub's limit (1,000; 10,000 with a hub that takes "many_semaphores"), duplicate ids, or describe() throwing. */
   omitted: number;
   /** Times a connection got past hello. */
   connects: number;
@@ -129,7 +129,7 @@ class Reporter implements Agent {
       runtime: `node ${process.version}`,
       agentVersion: pkg.version,
       startedAt: identity.startedAt,
-      features: [FEATURE_CHANGED_ONLY],
+      features: [FEATURE_CHANGED_ONLY, FEATURE_MANY_SEMAPHORES],
     };
     this.conn = new Connection(
       { url: opts.url, token: opts.token, hello },
@@ -315,6 +315,7 @@ class Reporter implements Agent {
 
   private onReady(features: readonly string[]): void {
     this.changedOnly = features.includes(FEATURE_CHANGED_ONLY);
+    this.collector.configure(semaphoreLimit(features), features.includes(FEATURE_MANY_SEMAPHORES));
     this.fullNext = true;
     this.registeredVersion = -1;
     this.sendRegisterIfChanged();
@@ -354,10 +355,18 @@ class Reporter implements Agent {
     const version = this.collector.listVersion;
     if (version === this.registeredVersion) return;
     this.registeredVersion = version;
-    this.conn.send("register", { semaphores: this.collector.infos() }, ACK_TIMEOUT_MS, (err, ack) => {
-      const a = ack as { ok?: unknown; error?: unknown } | undefined;
-      if (err === null && a?.ok === false) this.noteRejected(`register: ${String(a.error)}`);
-    });
+    const infos = this.collector.infos();
+    const envelope = jsonBytes({ semaphores: [], partial: "more" } satisfies Register);
+    // One group unless the hub took "many_semaphores" (the collector then cut the list to one packet).
+    const { groups } = splitIntoGroups(infos, infos.map(jsonBytes), envelope, LIMITS.maxSemaphoresPerAgent);
+    for (let i = 0; i < groups.length; i++) {
+      const reg: Register = { semaphores: groups[i]!.items };
+      if (groups.length > 1) reg.partial = i === groups.length - 1 ? "end" : "more";
+      this.conn.send("register", reg, ACK_TIMEOUT_MS, (err, ack) => {
+        const a = ack as { ok?: unknown; error?: unknown } | undefined;
+        if (err === null && a?.ok === false) this.noteRejected(`register: ${String(a.error)}`);
+      });
+    }
   }
 
   // ---- bookkeeping ----

@@ -115,16 +115,21 @@ export class HubCore {
     return rec;
   }
 
-  register(rec: AgentRecord, reg: Register): void {
+  /** A register, or one of its parts: the whole list is applied (and recorded) when it is complete. */
+  register(rec: AgentRecord, reg: Register): { ok: true } | { ok: false; error: string } {
+    const list = this.registry.registerList(rec, reg.semaphores, reg.partial);
+    if (list === undefined) return { ok: true };
+    if (!Array.isArray(list)) return { ok: false, error: list.error };
     const engine = this.ingest.settled(rec.service);
     const now = this.now();
     this.stats.accepted++;
-    this.record({ r: now, k: "register", a: rec.agentId, p: reg });
-    this.registry.register(rec, reg.semaphores.map((s) => s.id));
+    this.record({ r: now, k: "register", a: rec.agentId, p: { semaphores: list } });
+    this.registry.register(rec, list.map((s) => s.id));
     this.quiet.keepOnly(rec.agentId, rec.ids);
     for (const id of rec.ids) this.changes.key(rec.keys.key(id));
     this.changes.structural();
-    this.applied(engine.register(rec.agentId, reg.semaphores, now), rec);
+    this.applied(engine.register(rec.agentId, list, now), rec);
+    return { ok: true };
   }
 
   /** Stores a batch whole (startSamples and every step at once). */

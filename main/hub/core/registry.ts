@@ -1,7 +1,7 @@
 // The hub's agents and their semaphores: one record per agent (a hello with a known agentId
 // resumes it) and one slot per semaphore, which the store pipeline, /metrics and forgetting read.
 import { COUNTERS, type HistoryEntry } from "../../../shared/history/index.js";
-import { LIMITS, type Hello } from "../../../shared/protocol/index.js";
+import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
 import { SemaphoreKeys } from "../../../shared/protocol/semaphore-keys.js";
 import type { WatchedList } from "./alert-evidence.js";
 import { SeqWindow } from "./seq-window.js";
@@ -22,6 +22,10 @@ export interface AgentRecord {
   /** The connection speaking for it; a stale connection's close does not mark it down. */
   owner: number | undefined;
   disconnectedAt: number | null;
+  /** Semaphores it may report: 1,000, or 10,000 once its hello offered "many_semaphores". */
+  maxSemaphores: number;
+  /** The parts of a `register` sent in parts, until its "end" (dropped by the next hello). */
+  registerParts: SemaphoreInfo[] | undefined;
 }
 
 /** One semaphore of an agent: its key, its counter totals and the handles the store pipeline keeps on it. */
@@ -74,6 +78,8 @@ export class AgentRegistry {
         slots: new Map(),
         owner: connection,
         disconnectedAt: null,
+        maxSemaphores: 0,
+        registerParts: undefined,
       };
       this.agents.set(hello.agentId, rec);
     } else if (rec.service !== hello.service || rec.instance !== hello.instance) {
@@ -87,6 +93,8 @@ export class AgentRegistry {
     }
     rec.owner = connection;
     rec.disconnectedAt = null;
+    rec.maxSemaphores = semaphoreLimit(hello.features?.filter((f) => HUB_FEATURES.includes(f)));
+    rec.registerParts = undefined;
     return { rec, renamed };
   }
 
@@ -110,10 +118,32 @@ export class AgentRegistry {
     return keys;
   }
 
-  /** Why `items` would take the agent past LIMITS.maxSemaphoresPerAgent, or null. */
+  /**
+   * The whole list a `register` gives, or undefined while its parts are still coming; an error
+   * for a list over the agent's limit or with an id twice across parts (the parts are dropped).
+   */
+  registerList(rec: AgentRecord, semaphores: SemaphoreInfo[], partial: "more" | "end" | undefined): SemaphoreInfo[] | undefined | { error: string } {
+    // A message without `partial` is a whole list: parts before it, if any, were abandoned.
+    const parts = partial === undefined ? undefined : rec.registerParts;
+    const list = parts === undefined ? semaphores : parts.concat(semaphores);
+    rec.registerParts = undefined;
+    if (list.length > rec.maxSemaphores) return { error: tooMany(rec) };
+    if (parts !== undefined) {
+      const ids = new Set<string>();
+      for (const s of list) {
+        if (ids.has(s.id)) return { error: `duplicate id across register parts: ${s.id}` };
+        ids.add(s.id);
+      }
+    }
+    if (partial !== "more") return list;
+    rec.registerParts = list;
+    return undefined;
+  }
+
+  /** Why `items` would take the agent past its semaphore limit, or null. */
   overSemaphoreLimit(rec: AgentRecord, items: readonly { id: string }[]): string | null {
     // Within the limit even if every item were new: the usual batch needs no lookup here.
-    if (rec.ids.size + items.length <= LIMITS.maxSemaphoresPerAgent) return null;
+    if (rec.ids.size + items.length <= rec.maxSemaphores) return null;
     let fresh = 0;
     let seen: Set<string> | undefined;
     for (const { id } of items) {
@@ -121,8 +151,8 @@ export class AgentRegistry {
       (seen ??= new Set()).add(id);
       fresh++;
     }
-    if (rec.ids.size + fresh <= LIMITS.maxSemaphoresPerAgent) return null;
-    return `too many semaphores: an agent may report at most ${LIMITS.maxSemaphoresPerAgent}`;
+    if (rec.ids.size + fresh <= rec.maxSemaphores) return null;
+    return tooMany(rec);
   }
 
   private newSlot(rec: AgentRecord, id: string): SemaphoreSlot {
@@ -134,4 +164,9 @@ export class AgentRegistry {
     rec.slots.set(id, slot);
     return slot;
   }
+}
+
+function tooMany(rec: AgentRecord): string {
+  const more = rec.maxSemaphores < MANY_SEMAPHORES_PER_AGENT ? ` (${MANY_SEMAPHORES_PER_AGENT} with the "many_semaphores" feature)` : "";
+  return `too many semaphores: an agent may report at most ${rec.maxSemaphores}${more}`;
 }

@@ -99,8 +99,8 @@ export class AgentSession {
       case "register": {
         const p = parsePayload(agentPayloadSchemas.register, payload);
         if (!p.ok) return this.refuse(p.error, true);
-        this.core.register(this.rec, p.value);
-        return { ok: true };
+        const out = this.core.register(this.rec, p.value);
+        return out.ok ? out : this.refuse(out.error, true);
       }
       case "samples":
         return new SamplesJob(this, payload);

@@ -28,7 +28,7 @@ describe("changed entries only, the agent's side", () => {
   it("offers the feature in hello and, once accepted, sends all once, then only what changed, from its first busy interval", async () => {
     const { hub, agent, sems, batches } = await setup(["changed_only"]);
     await waitUntil(() => batches().length >= 4, "four batches");
-    expect((hub.log.find((r) => r.event === "hello")?.payload as Hello).features).toEqual(["changed_only"]);
+    expect((hub.log.find((r) => r.event === "hello")?.payload as Hello).features).toEqual(["changed_only", "many_semaphores"]);
     const seen = batches();
     // Batches built before the hub answered are whole too; after it, one whole interval, then changes.
     const whole = seen.map((b) => b.partial === undefined).lastIndexOf(true);

@@ -106,7 +106,7 @@ describe("/agent messages", () => {
     const hub = await startHub();
     const s = await agent(hub, "a1", Array.from({ length: 999 }, (_, i) => info(`s${i}`)));
     const two = await request<AckAnswer>(s, "samples", batch(0, [sample("new1"), sample("new2")]));
-    expect(two).toEqual({ ok: false, error: "too many semaphores: an agent may report at most 1000" });
+    expect(two).toEqual({ ok: false, error: "too many semaphores: an agent may report at most 1000 (10000 with the \"many_semaphores\" feature)" });
     expect(await request<AckAnswer>(s, "samples", batch(0, [sample("new1"), sample("s0")]))).toEqual({ ok: true, seq: 0 });
     const ev = await request<AckAnswer>(s, "events", { items: [{ t: T0, id: "new3", type: "double_release" }] });
     expect(ev.ok).toBe(false);
