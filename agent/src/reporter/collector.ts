@@ -1,7 +1,8 @@
 // The one consumer of sample(): each interval, every tracked item is sampled exactly once
 // (sample() returns counts since its previous call, so a second caller would steal counts).
-// It also keeps the list the hub was told about (register) in step with what gets sampled.
-import { LIMITS, type Sample, type SemaphoreInfo } from "../../../shared/protocol/types.js";
+// It also keeps the list the hub was told about (register) in step with what gets sampled: the
+// first of the listed items, as many as the hub takes; the local exporters see them all.
+import { LIMITS, MANY_SEMAPHORES_PER_AGENT, type Sample, type SemaphoreInfo } from "../../../shared/protocol/types.js";
 import { hasActivity } from "../../../shared/protocol/sample-activity.js";
 import { trackedAll, type Tracked } from "../registry.js";
 import { jsonBytes, PACKET_BUDGET_BYTES } from "./packet-split.js";
@@ -22,14 +23,18 @@ export class Collector {
   private entries: Entry[] = [];
   private entryOf = new Map<Tracked, Entry>();
   private infoList: SemaphoreInfo[] = [];
+  /** How many of the listed items (the first ones) the hub is told about. */
+  private hubCount = 0;
   private idSet: ReadonlySet<string> = new Set();
   private dirty = true;
   private version = 0;
   /** describe() or sample() calls that threw; the item is skipped, the agent goes on. */
   errors = 0;
-  /** Tracked items left out: over the agent's limit, a duplicate id, or a failing describe(). */
+  /** Tracked items the hub is not told about: over its limit, a duplicate id, or a failing describe(). */
   omitted = 0;
-  /** Semaphores listed at most (semaphoreLimit of the hub's accepted features). */
+  /** Of the last collect()'s items, how many (the first ones) are the hub's to get. */
+  hubItems = 0;
+  /** Semaphores the hub takes (semaphoreLimit of its accepted features). */
   private limit: number = LIMITS.maxSemaphoresPerAgent;
   /** Whether `register` may go in parts; if not, the list is cut to what one packet holds. */
   private inParts = false;
@@ -65,7 +70,7 @@ export class Collector {
     return this.version;
   }
 
-  /** The `register` list: what every sample batch refers to. */
+  /** The `register` list: what every sample batch refers to (the first `hubItems` of collect()'s). */
   infos(): SemaphoreInfo[] {
     this.refreshIfDirty();
     return this.infoList;
@@ -78,7 +83,7 @@ export class Collector {
     return undefined;
   }
 
-  /** Wire ids of every listed item (what an interval's batches describe, changed or not). */
+  /** Wire ids of every listed item (what the local exporters describe, changed or not). */
   ids(): ReadonlySet<string> {
     this.refreshIfDirty();
     return this.idSet;
@@ -93,7 +98,9 @@ export class Collector {
   collect(nowEpochMs: number, changedOnly = false): Sample[] {
     this.refreshIfDirty();
     const out: Sample[] = [];
-    for (const e of this.entries) {
+    let hubItems = 0;
+    for (let i = 0; i < this.entries.length; i++) {
+      const e = this.entries[i]!;
       try {
         const t = e.tracked;
         if (changedOnly && e.sent && t.unchangedSinceSample?.() === true) continue;
@@ -104,10 +111,12 @@ export class Collector {
         e.inUse = s.inUse;
         e.available = s.available;
         out.push(s);
+        if (i < this.hubCount) hubItems++;
       } catch {
         this.errors++;
       }
     }
+    this.hubItems = hubItems;
     return out;
   }
 
@@ -124,7 +133,7 @@ export class Collector {
         // The registry keys by id already; this also covers extras, and ids equal after truncation.
         const id = wireId(t.id);
         info.id = id;
-        if (ids.has(id) || entries.length >= this.limit) {
+        if (ids.has(id) || entries.length >= MANY_SEMAPHORES_PER_AGENT) {
           omitted++;
           continue;
         }
@@ -137,18 +146,19 @@ export class Collector {
         omitted++;
       }
     }
+    let hubCount = Math.min(entries.length, this.limit);
+    infos.length = hubCount;
     // A `register` that cannot go in parts is one packet, so a list too big for it is cut.
-    while (!this.inParts && infos.length > 0 && jsonBytes({ semaphores: infos }) > PACKET_BUDGET_BYTES) {
-      const cut = Math.max(1, Math.ceil(infos.length / 10));
-      infos.length -= cut;
-      entries.length -= cut;
-      omitted += cut;
+    while (!this.inParts && hubCount > 0 && jsonBytes({ semaphores: infos }) > PACKET_BUDGET_BYTES) {
+      hubCount -= Math.max(1, Math.ceil(hubCount / 10));
+      infos.length = hubCount;
     }
     this.entries = entries;
     this.entryOf = new Map(entries.map((e) => [e.tracked, e]));
     this.idSet = new Set(entries.map((e) => e.id));
     this.infoList = infos;
-    this.omitted = omitted;
+    this.hubCount = hubCount;
+    this.omitted = omitted + entries.length - hubCount;
     this.version++;
   }
 }

@@ -298,9 +298,11 @@ class Reporter implements Agent {
     this.exporter.update(items, live);
     // A failing SDK must not stop the interval: each bridge is contained on its own.
     for (const b of this.otelBridges) guard(() => b.update(items, live));
+    // The hub gets those it was told about in `register`: the first ones (the exporters, all).
+    const sent = this.collector.hubItems === items.length ? items : items.slice(0, this.collector.hubItems);
     const state = processState();
     const envelope = jsonBytes({ seq: Number.MAX_SAFE_INTEGER, t, intervalMs: this.opts.intervalMs, items: [], partial: "more" } satisfies SamplesBatch);
-    const { groups } = splitIntoGroups(items, items.map(jsonBytes), envelope, PAYLOAD_LIMITS.maxSamplesPerBatch);
+    const { groups } = splitIntoGroups(sent, sent.map(jsonBytes), envelope, PAYLOAD_LIMITS.maxSamplesPerBatch);
     // One interval may need several messages; each is its own batch with its own seq, since the
     // hub deduplicates by (agentId, seq). Changed-only batches say which one ends the interval.
     for (let i = 0; i < groups.length; i++) {

@@ -45,12 +45,15 @@ describe("many semaphores, the agent's side", () => {
     expect(agent.status()).toMatchObject({ omitted: 0, rejected: 0, dropped: 0 });
   });
 
-  it("keeps to 1,000 in one register with a hub that does not", async () => {
+  it("keeps to 1,000 in one register with a hub that does not, and still exports all of them locally", async () => {
     const { hub, agent, batches } = await setup(undefined);
     await waitUntil(() => hub.registers.length > 0 && batches().length > 2, "a register and batches");
     expect(hub.registers.map((r) => [r.semaphores.length, r.partial])).toEqual([[1000, undefined]]);
-    expect(batches().every((b) => b.items.length === 1000)).toBe(true);
+    const registered = new Set(hub.registers[0]!.semaphores.map((s) => s.id));
+    expect(batches().every((b) => b.items.length === 1000 && b.items.every((s) => registered.has(s.id)))).toBe(true);
     expect(agent.status().omitted).toBe(N - 1000);
     expect(hub.invalid).toEqual([]);
+    // The hub's limit is the hub's: the agent's own Prometheus endpoint has every semaphore.
+    expect(agent.prometheus().match(/^semscope_semaphore_in_use\{/gm)).toHaveLength(N);
   });
 });
