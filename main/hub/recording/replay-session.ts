@@ -182,8 +182,11 @@ export class ReplaySession {
     const out = new GzipRecorder(file, () => undefined, { exclusive: true });
     out.write({ r: from, k: "range", p: { name: clean, from, to } });
     const lines = new SpoolCursor(this.spool);
-    for (let line = lines.take(); line !== undefined && line.r <= to; line = lines.take()) {
-      if (line.k !== "range") out.write(line as Parameters<GzipRecorder["write"]>[0]);
+    for (let line = lines.take(); line !== undefined; line = lines.take()) {
+      if (line.k === "range") continue;
+      if (line.r > to) break;
+      out.write(line as Parameters<GzipRecorder["write"]>[0]);
+      await out.drained();
     }
     out.close();
     await out.closed;
