@@ -125,7 +125,10 @@ export async function readRecording(file: string, onLine: (line: AnyRecordLine, 
     let from = 0;
     let nl: number;
     while ((nl = c.indexOf(NEWLINE, from)) !== -1) {
-      if (pendingBytes + nl - from > maxLine) return !tooLong();
+      if (pendingBytes + nl - from > maxLine) {
+        tooLong();
+        return false;
+      }
       const line = pendingBytes === 0 ? c.subarray(from, nl) : Buffer.concat([...pending, c.subarray(from, nl)]);
       pending = [];
       pendingBytes = 0;
@@ -134,7 +137,10 @@ export async function readRecording(file: string, onLine: (line: AnyRecordLine, 
     }
     if (from < c.length) {
       pendingBytes += c.length - from;
-      if (pendingBytes > maxLine) return !tooLong();
+      if (pendingBytes > maxLine) {
+        tooLong();
+        return false;
+      }
       pending.push(c.subarray(from));
     }
     return true;
