@@ -3,9 +3,11 @@
 // a recording cut short by a crash is still worth reading); a file that cannot be read exits 1.
 import { parseArgs } from "node:util";
 import type { Alert } from "../../shared/protocol/index.js";
+import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_TEXT_BYTES, type ReadLimits } from "./recording/recording-reader.js";
 import { replayRecording } from "./recording/replay.js";
 
-const USAGE = "usage: semscope replay <recording.ndjson | recording.ndjson.gz> [--json]";
+const USAGE = "usage: semscope replay <recording.ndjson | recording.ndjson.gz> [--json] [--max-line-mb <n>] [--max-text-mb <n>]";
+const MiB = 1024 * 1024;
 
 function fail(message: string, code: number): never {
   process.stderr.write(`semscope replay: ${message.split("\n")[0]}\n`);
@@ -23,15 +25,32 @@ export function formatAlert(a: Alert): string {
 export async function runReplayCli(argv: string[]): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { json: { type: "boolean" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: { json: { type: "boolean" }, "max-line-mb": { type: "string" }, "max-text-mb": { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     fail(`${err instanceof Error ? err.message : String(err)} (${USAGE})`, 2);
   }
   if (parsed.positionals.length !== 1) fail(`expected one recording file (${USAGE})`, 2);
   const file = parsed.positionals[0];
+  const mb = (name: "max-line-mb" | "max-text-mb", fallback: number): number => {
+    const v = parsed.values[name];
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!(Number.isFinite(n) && n > 0)) fail(`--${name} must be a positive number of MiB, got "${v}" (${USAGE})`, 2);
+    return Math.round(n * MiB);
+  };
+  const limits: ReadLimits = {
+    maxLineBytes: mb("max-line-mb", DEFAULT_MAX_LINE_BYTES),
+    maxTextBytes: mb("max-text-mb", DEFAULT_MAX_TEXT_BYTES),
+    raiseWith: { maxLineBytes: "--max-line-mb", maxTextBytes: "--max-text-mb" },
+  };
   let result;
   try {
-    result = await replayRecording(file);
+    result = await replayRecording(file, limits);
   } catch (err) {
     fail(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`, 1);
   }

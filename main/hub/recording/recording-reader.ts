@@ -1,11 +1,14 @@
 // Reads a recording, plain NDJSON (`--record`) or gzip (the app's, recording-writer.ts; told
-// apart by the gzip magic bytes, not the name), one checked line at a time. Damage stops the
-// read there and says where: the line, the byte of the uncompressed text, and the last recorded
-// time reached; everything before it is delivered.
+// apart by the gzip magic bytes, not the name), one checked line at a time, in one linear pass.
+// Damage, a line past the line limit or text past the size limit stops the read there and says
+// where: the line, the byte of the uncompressed text, and the last recorded time reached;
+// everything before it is delivered.
 import { createReadStream } from "node:fs";
+import { basename } from "node:path";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import type { Readable } from "node:stream";
+import { LIMITS } from "../../../shared/protocol/index.js";
 import { parseRecordLine, type AnyRecordLine } from "./recording-line.js";
 
 export interface RecordingStop {
@@ -30,6 +33,23 @@ export interface ReadSummary {
 }
 
 const NEWLINE = 0x0a;
+const MiB = 1024 * 1024;
+
+/** A line holds one agent message (at most LIMITS.maxPacketBytes on the wire) and its envelope: 4× is room to spare. */
+export const DEFAULT_MAX_LINE_BYTES = 4 * LIMITS.maxPacketBytes;
+/** About three hours of 100 semaphores; a few MB of gzip can expand to far more. */
+export const DEFAULT_MAX_TEXT_BYTES = 1024 * MiB;
+
+export interface ReadLimits {
+  /** A longer line stops the read (it is refused as it grows, never held whole). */
+  maxLineBytes?: number;
+  /** Uncompressed text past this stops the read. */
+  maxTextBytes?: number;
+  /** How the reader's user raises each limit (e.g. a command-line option), said in the refusal. */
+  raiseWith?: { maxLineBytes?: string; maxTextBytes?: string };
+}
+
+const size = (bytes: number) => (bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`);
 
 export async function isGzipFile(file: string): Promise<boolean> {
   const fh = await open(file, "r");
@@ -50,9 +70,16 @@ export function describeStop(stop: RecordingStop): string {
 
 /**
  * Streams `file` to `onLine` in order. Rejects only when the file cannot be opened or read at
- * all; damage (bad JSON, a bad payload, cut-short compressed data) ends with `stoppedAt`.
+ * all; damage (bad JSON, a bad payload, cut-short compressed data), the limits, and a line
+ * `onLine` refuses (it returns why) end with `stoppedAt`.
  */
-export async function readRecording(file: string, onLine: (line: AnyRecordLine, n: number) => void): Promise<ReadSummary> {
+export async function readRecording(file: string, onLine: (line: AnyRecordLine, n: number) => string | void, limits: ReadLimits = {}): Promise<ReadSummary> {
+  const maxLine = limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxText = limits.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
+  const raise = (which: keyof NonNullable<ReadLimits["raiseWith"]>) => {
+    const how = limits.raiseWith?.[which];
+    return how === undefined ? "" : ` (raise it with ${how})`;
+  };
   const gzip = await isGzipFile(file);
   const raw = createReadStream(file);
   let fileBytes = 0;
@@ -66,9 +93,13 @@ export async function readRecording(file: string, onLine: (line: AnyRecordLine, 
   let bytes = 0;
   let lineStart = 0;
   let reachedT: number | null = null;
-  let rest: Buffer = Buffer.alloc(0);
+  // The line read so far, in the chunks it came in: joined once, when its newline arrives.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
   let stoppedAt: RecordingStop | undefined;
 
+  const stop = (reason: string) => (stoppedAt = { line: n + 1, byte: lineStart, reason, reachedT });
+  const tooLong = () => stop(`a line of ${basename(file)} is longer than the ${size(maxLine)} line limit${raise("maxLineBytes")}`);
   const take = (buf: Buffer): boolean => {
     n++;
     const text = buf.toString("utf8");
@@ -78,25 +109,54 @@ export async function readRecording(file: string, onLine: (line: AnyRecordLine, 
         stoppedAt = { line: n, byte: lineStart, reason: parsed.reason, reachedT };
         return false;
       }
+      const refused = onLine(parsed.line, n);
+      if (typeof refused === "string") {
+        stoppedAt = { line: n, byte: lineStart, reason: refused, reachedT };
+        return false;
+      }
       if (parsed.line.k !== "range") reachedT = parsed.line.r;
       delivered++;
-      onLine(parsed.line, n);
     }
     lineStart += buf.length + 1;
+    return true;
+  };
+  /** Takes the whole lines of `c` (the rest waits for its newline); false once the read stops. */
+  const lines = (c: Buffer): boolean => {
+    let from = 0;
+    let nl: number;
+    while ((nl = c.indexOf(NEWLINE, from)) !== -1) {
+      if (pendingBytes + nl - from > maxLine) {
+        tooLong();
+        return false;
+      }
+      const line = pendingBytes === 0 ? c.subarray(from, nl) : Buffer.concat([...pending, c.subarray(from, nl)]);
+      pending = [];
+      pendingBytes = 0;
+      if (!take(line)) return false;
+      from = nl + 1;
+    }
+    if (from < c.length) {
+      pendingBytes += c.length - from;
+      if (pendingBytes > maxLine) {
+        tooLong();
+        return false;
+      }
+      pending.push(c.subarray(from));
+    }
     return true;
   };
 
   try {
     for await (const chunk of source) {
       const c = chunk as Buffer;
-      bytes += c.length;
-      let buf = rest.length > 0 ? Buffer.concat([rest, c]) : c;
-      let nl: number;
-      while ((nl = buf.indexOf(NEWLINE)) !== -1) {
-        if (!take(buf.subarray(0, nl))) return done();
-        buf = buf.subarray(nl + 1);
+      const room = maxText - bytes;
+      bytes += Math.min(c.length, room);
+      if (c.length > room) {
+        // The lines that end within the limit are delivered; the one it cuts is not.
+        if (lines(c.subarray(0, room))) stop(`${basename(file)} is more than the ${size(maxText)} of text a replay reads${raise("maxTextBytes")}`);
+        return done();
       }
-      rest = Buffer.from(buf);
+      if (!lines(c)) return done();
     }
   } catch (err) {
     const code = (err as { code?: string }).code;
@@ -113,7 +173,10 @@ export async function readRecording(file: string, onLine: (line: AnyRecordLine, 
     source.destroy();
   }
   // The last line has no newline: whole if it parses, else a line the crash cut short.
-  if (rest.length > 0 && rest.toString("utf8").trim() !== "") take(rest);
+  if (pendingBytes > 0) {
+    const rest = Buffer.concat(pending);
+    if (rest.toString("utf8").trim() !== "") take(rest);
+  }
   return done();
 
   function done(): ReadSummary {

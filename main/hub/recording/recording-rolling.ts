@@ -11,7 +11,7 @@ import type { RecordLine, RecordSink, StartPayload } from "./recorder.js";
 import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
 export const SEGMENT_SUFFIX = ".ndjson.gz";
-/** A segment never grows past this, whatever the cap: a replay holds its file in memory (8 MiB is ~55 MB of lines). */
+/** A segment never grows past this, whatever the cap: a replay reads its file through to open, and again to seek back (8 MiB is ~55 MB of lines). */
 export const MAX_SEGMENT_BYTES = 8 * 1024 * 1024;
 export const MIN_SEGMENT_BYTES = 64 * 1024;
 /** The cap is shared by this many segments, so dropping the oldest frees about 1/8 of it. */

@@ -75,6 +75,12 @@ export class GzipRecorder implements RecordSink {
     this.dirty = true;
   }
 
+  /** Resolves once the compressor has room again (a long copy waits on it rather than queueing the text in memory). */
+  drained(): Promise<void> {
+    if (this.ended || !this.gzip.writableNeedDrain) return Promise.resolve();
+    return Promise.race([new Promise<void>((resolve) => this.gzip.once("drain", resolve)), this.closed]);
+  }
+
   /** Makes everything written so far decompressible from the file (a sync flush), if anything was. */
   flush(): void {
     if (!this.dirty || this.ended) return;

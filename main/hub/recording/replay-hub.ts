@@ -28,7 +28,12 @@ export interface ReplayHubOptions extends ReplaySessionOptions {
   ui?: { deltaIntervalMs?: number };
   /** Where `replay:save` writes named ranges; absent: saving is off. */
   saveDir?: string;
+  /** Ranges `replay:save` writes at most in this hub's life (default MAX_SAVES). */
+  maxSaves?: number;
 }
+
+/** Each save can be as large as the recording itself: this many bound what one replay can write. */
+export const MAX_SAVES = 20;
 
 export interface ReplayHub {
   readonly url: string;
@@ -120,6 +125,9 @@ export async function createReplayHub(opts: ReplayHubOptions): Promise<ReplayHub
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
   };
+  const maxSaves = opts.maxSaves ?? MAX_SAVES;
+  /** Saves written or under way; a failed one gives its turn back. */
+  let saves = 0;
   replay.on("connection", (socket) => {
     socket.emit("replay:status" satisfies keyof HubToReplayEvents, status());
     const on = (name: keyof ReplayToHubEvents, handle: (payload: unknown) => Ack<{ status: ReplayStatus }>) =>
@@ -145,9 +153,16 @@ export async function createReplayHub(opts: ReplayHubOptions): Promise<ReplayHub
       if (!p.ok) return reply(ack, { ok: false, error: p.error });
       const dir = opts.saveDir;
       if (dir === undefined) return reply(ack, { ok: false, error: "this replay cannot save ranges" });
+      if (saves >= maxSaves) {
+        return reply(ack, { ok: false, error: `this replay has saved ${maxSaves} ranges, its limit: open the recording again to save more` });
+      }
+      saves++;
       session.saveRange(dir, p.value.name, p.value.from, p.value.to).then(
         (file) => reply(ack, { ok: true, file }),
-        (err: unknown) => reply(ack, { ok: false, error: err instanceof Error ? err.message : String(err) }),
+        (err: unknown) => {
+          saves--;
+          reply(ack, { ok: false, error: err instanceof Error ? err.message : String(err) });
+        },
       );
     });
   });

@@ -1,8 +1,9 @@
 // A recording played back through a HubCore of its own: every line fed to it in recording order,
 // with the hub clock set to the line's time, so the engine and the history (the charts, holders,
-// stacks and alerts) are at each moment what the live hub had. The cursor moves forward by
-// feeding more lines; backward by building a fresh core and feeding up to the cursor (the engine
-// is pure on its inputs, so that is exact, just slower for long recordings).
+// stacks and alerts) are at each moment what the live hub had. The lines are held compressed in
+// blocks (replay-spool.ts), read forward one block at a time. The cursor moves forward by feeding
+// more lines; backward by building a fresh core and feeding up to the cursor (the engine is pure
+// on its inputs, so that is exact, just slower for long recordings).
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { ThresholdsPatch } from "../../../shared/alerts/index.js";
@@ -11,16 +12,19 @@ import { REPLAY_VERSION_SUFFIX, type ReplayMark, type ReplayStatus } from "../..
 import pkg from "../../../package.json" with { type: "json" };
 import { HubCore, type AgentRecord } from "../core/hub-core.js";
 import type { AnyRecordLine, RangeLine } from "./recording-line.js";
-import { describeStop, readRecording, type ReadSummary } from "./recording-reader.js";
+import { describeStop, readRecording, type ReadLimits, type ReadSummary } from "./recording-reader.js";
+import { ReplaySpool, SpoolCursor } from "./replay-spool.js";
 import { SEGMENT_SUFFIX, type SegmentStart } from "./recording-rolling.js";
 import { safeName } from "./recording-name.js";
 import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
-export interface ReplaySessionOptions {
+export interface ReplaySessionOptions extends ReadLimits {
   /** As the live hub's (HubOptions.maxHistories, maxHistoryBytes); the same defaults. */
   maxHistories?: number;
   maxHistoryBytes?: number;
   version?: string;
+  /** Text per block of what the replay holds (replay-spool.ts). */
+  blockBytes?: number;
 }
 
 const HUB_VERSION: string = pkg.version;
@@ -29,9 +33,12 @@ const HUB_VERSION: string = pkg.version;
 export const PLAY_STEP_MS = 250;
 
 export class ReplaySession {
-  private core: HubCore;
-  private clock: number;
-  private next = 0;
+  private core!: HubCore;
+  private clock = 0;
+  /** Where the next line comes from; a backward seek starts a fresh one. */
+  private reader: SpoolCursor;
+  /** Lines taken from the recording so far, the one being fed included. */
+  private position = 0;
   private connection = 0;
   /** Lines of a continued segment's preamble still to skip (recording-rolling.ts). */
   private skip = 0;
@@ -40,47 +47,70 @@ export class ReplaySession {
   private timer: ReturnType<typeof setInterval> | null = null;
   private readonly resetListeners = new Set<() => void>();
   private readonly statusListeners = new Set<() => void>();
-  readonly from: number;
-  readonly to: number;
-  readonly marks: ReplayMark[];
-  readonly range: RangeLine["p"] | undefined;
-  readonly flights: number;
+  private readonly spool: ReplaySpool;
+  private first: number | null = null;
+  private last = 0;
+  /** The highest `r` of lines before the first timed one (a saved range's header). */
+  private headR = -Infinity;
+  private markMap: Map<string, ReplayMark> | null = new Map();
+  private summaryRead: ReadSummary | null = null;
+  private rangeLine: RangeLine["p"] | undefined;
+  private flightCount = 0;
+  private marksSorted: ReplayMark[] = [];
 
   private constructor(
     readonly file: string,
-    private readonly lines: readonly AnyRecordLine[],
-    readonly summary: ReadSummary,
     private readonly opts: ReplaySessionOptions,
   ) {
-    const timed = lines.filter((l) => l.k !== "range");
-    this.from = timed.length > 0 ? timed[0].r : 0;
-    this.to = timed.length > 0 ? timed[timed.length - 1].r : 0;
-    const range = lines.find((l): l is RangeLine => l.k === "range");
-    this.range = range?.p;
-    this.flights = lines.filter((l) => l.k === "flight").length;
-    this.clock = this.from;
-    this.core = this.fresh({});
-    // One pass to the end gives the timeline's alerts.
-    const marks = new Map<string, ReplayMark>();
-    this.advanceTo(this.to, (core) => {
-      for (const c of core.changes.take().alerts) {
-        const a = c.alert;
-        const at = marks.get(a.id)?.at ?? this.clock;
-        marks.set(a.id, { at, id: a.id, key: a.key, rule: a.rule, severity: a.severity, message: a.message, raisedAt: a.raisedAt, resolvedAt: a.resolvedAt });
-      }
-    });
-    this.marks = [...marks.values()].sort((x, y) => x.at - y.at);
-    // Opened where the story starts: a saved range's start, else the first alert (the end is
-    // after shutdown, every agent gone), else the start.
-    if (this.range !== undefined) this.seek(this.range.from);
-    else this.seek(this.marks[0]?.at ?? this.from);
+    this.spool = new ReplaySpool(opts.blockBytes);
+    this.reader = new SpoolCursor(this.spool);
   }
 
-  /** Loads `file` (plain or gzip); rejects only when it cannot be read at all. */
+  /**
+   * Loads `file` (plain or gzip) in one pass: each checked line is kept compressed (replay-spool.ts)
+   * and fed to a core on the way, for the timeline's alerts. Rejects only when it cannot be read at all.
+   */
   static async open(file: string, opts: ReplaySessionOptions = {}): Promise<ReplaySession> {
-    const lines: AnyRecordLine[] = [];
-    const summary = await readRecording(file, (line) => lines.push(line));
-    return new ReplaySession(file, lines, summary, opts);
+    const s = new ReplaySession(file, opts);
+    s.summaryRead = await readRecording(file, (line) => s.load(line), opts);
+    s.spool.finish();
+    s.marksSorted = [...(s.markMap ?? new Map<string, ReplayMark>()).values()].sort((x, y) => x.at - y.at);
+    s.markMap = null;
+    // Opened where the story starts: a saved range's start, else the first alert (the end is
+    // after shutdown, every agent gone), else the start.
+    s.reset();
+    if (s.rangeLine !== undefined) s.seek(s.rangeLine.from);
+    else s.seek(s.marksSorted[0]?.at ?? s.from);
+    return s;
+  }
+
+  get from(): number {
+    return this.first ?? 0;
+  }
+
+  get to(): number {
+    return this.first === null ? 0 : this.last;
+  }
+
+  get marks(): ReplayMark[] {
+    return this.marksSorted;
+  }
+
+  get range(): RangeLine["p"] | undefined {
+    return this.rangeLine;
+  }
+
+  get flights(): number {
+    return this.flightCount;
+  }
+
+  get summary(): ReadSummary {
+    return this.summaryRead ?? { gzip: false, lines: 0, bytes: 0, fileBytes: 0 };
+  }
+
+  /** What the replay holds of the recording: its lines, compressed, in blocks. */
+  get held(): { lines: number; blocks: number; bytes: number } {
+    return { lines: this.spool.lines, blocks: this.spool.blockCount, bytes: this.spool.bytes };
   }
 
   /** The core the dashboards read (replaced by a backward seek: listen with onReset). */
@@ -130,12 +160,7 @@ export class ReplaySession {
   /** Moves the cursor to `t` (clamped to the recording). */
   seek(t: number): void {
     const target = Math.min(this.to, Math.max(this.from, t));
-    if (target < this.clock) {
-      this.core = this.fresh({});
-      this.next = 0;
-      this.skip = 0;
-      this.clock = this.from;
-    }
+    if (target < this.clock) this.reset();
     this.advanceTo(target);
     // What a seek changed reaches dashboards as a snapshot, not as a delta.
     this.core.changes.take();
@@ -156,10 +181,12 @@ export class ReplaySession {
     // Exclusive: a dangling link planted at the name is refused, not followed.
     const out = new GzipRecorder(file, () => undefined, { exclusive: true });
     out.write({ r: from, k: "range", p: { name: clean, from, to } });
-    for (const line of this.lines) {
+    const lines = new SpoolCursor(this.spool);
+    for (let line = lines.take(); line !== undefined; line = lines.take()) {
       if (line.k === "range") continue;
       if (line.r > to) break;
       out.write(line as Parameters<GzipRecorder["write"]>[0]);
+      await out.drained();
     }
     out.close();
     await out.closed;
@@ -218,14 +245,52 @@ export class ReplaySession {
     });
   }
 
-  private advanceTo(t: number, after?: (core: HubCore) => void): void {
-    while (this.next < this.lines.length && this.lines[this.next].r <= t) {
-      const line = this.lines[this.next++];
+  /** Back to the start: a fresh core, the recording read again from its first line. */
+  private reset(): void {
+    this.clock = this.from;
+    this.core = this.fresh({});
+    this.reader = new SpoolCursor(this.spool);
+    this.position = 0;
+    this.skip = 0;
+  }
+
+  private advanceTo(t: number): void {
+    for (let line = this.reader.peek(); line !== undefined && line.r <= t; line = this.reader.peek()) {
+      this.reader.take();
+      this.position++;
       this.clock = Math.max(this.clock, line.r);
       this.feed(line);
-      after?.(this.core);
     }
     this.clock = Math.max(this.clock, t);
+  }
+
+  /** One line as the file is read: kept, and fed on to the end for the timeline's alerts. */
+  private load(line: AnyRecordLine): void {
+    this.spool.add(line);
+    this.position++;
+    if (line.k === "range") {
+      this.rangeLine ??= line.p as RangeLine["p"];
+    } else {
+      if (line.k === "flight") this.flightCount++;
+      this.last = line.r;
+      if (this.first === null) {
+        this.first = line.r;
+        this.clock = line.r;
+        this.core = this.fresh({});
+      }
+    }
+    if (this.first === null) {
+      this.headR = Math.max(this.headR, line.r);
+      return;
+    }
+    this.clock = Math.max(this.clock, this.headR, line.r);
+    this.feed(line);
+    const marks = this.markMap as Map<string, ReplayMark>;
+    for (const c of this.core.changes.take().alerts) {
+      const a = c.alert;
+      const at = marks.get(a.id)?.at ?? this.clock;
+      marks.set(a.id, { at, id: a.id, key: a.key, rule: a.rule, severity: a.severity, message: a.message, raisedAt: a.raisedAt, resolvedAt: a.resolvedAt });
+    }
   }
 
   /** One line into the core: the call the live hub made when it recorded it. */
@@ -241,7 +306,7 @@ export class ReplaySession {
       case "start": {
         const p = line.p as SegmentStart;
         // A continued segment joined after its predecessor only restates what the core has.
-        if (p.continues !== undefined && this.next > 1 && core.engine.agents().length > 0) {
+        if (p.continues !== undefined && this.position > 1 && core.engine.agents().length > 0) {
           this.skip = p.preamble ?? 0;
           return;
         }

@@ -1,16 +1,12 @@
 // Replays a recording (recorder.ts) into a fresh AlertEngine: the same calls, in the same order,
 // with the same hub times, so the same alerts come out, ids and times included. Stops at the
 // first damaged line (a crash can leave the last one half written) and says where.
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
-import { createGunzip } from "node:zlib";
-import { AlertEngine, type AlertChange, type AlertThresholds } from "../../../shared/alerts/index.js";
+import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../../shared/alerts/index.js";
 import { HistoryStore } from "../../../shared/history/index.js";
-import { agentPayloadSchemas, parsePayload, semaphoreKey, type Alert } from "../../../shared/protocol/index.js";
-import { thresholdsPatchSchema } from "../../../shared/ui-protocol/index.js";
+import { semaphoreKey, type Alert, type EventsBatch, type FlightRecord, type Hello, type Register, type SamplesBatch } from "../../../shared/protocol/index.js";
 import { AlertEvidence } from "../core/alert-evidence.js";
-import type { RecordKind } from "./recorder.js";
-import { isGzipFile } from "./recording-reader.js";
+import { parseRecordLine, type AnyRecordLine } from "./recording-line.js";
+import { readRecording, type ReadLimits } from "./recording-reader.js";
 
 export interface ReplayResult {
   /** Every alert the replay raised, in the order raised, each as it ended up. */
@@ -23,8 +19,6 @@ export interface ReplayResult {
   stoppedAt?: { line: number; reason: string };
 }
 
-const AGENT_KINDS: ReadonlySet<RecordKind> = new Set(["hello", "register", "samples", "events", "touch", "disconnect", "forget", "flight"]);
-
 /** Feeds recording lines to engines, one engine per hub session. */
 export class Replayer {
   private engine = new AlertEngine();
@@ -36,20 +30,17 @@ export class Replayer {
   private readonly alerts = new Map<string, Alert>();
   lines = 0;
 
-  /** Replays one line; returns why it cannot be, or null. */
+  /** Replays one line of text; returns why it cannot be, or null. */
   feed(text: string): string | null {
-    let line: unknown;
-    try {
-      line = JSON.parse(text);
-    } catch {
-      return "not valid JSON (a line cut short by a crash?)";
-    }
-    if (typeof line !== "object" || line === null || Array.isArray(line)) return "not a JSON object";
-    const { r, k, a, p } = line as { r?: unknown; k?: unknown; a?: unknown; p?: unknown };
-    if (typeof r !== "number" || !Number.isFinite(r)) return '"r" must be a finite number';
-    if (typeof k !== "string") return '"k" must be a string';
-    if (AGENT_KINDS.has(k as RecordKind) && typeof a !== "string") return `"a" must be a string for "${k}"`;
-    const agent = a as string;
+    const parsed = parseRecordLine(text);
+    return parsed.ok ? this.feedLine(parsed.line) : parsed.reason;
+  }
+
+  /** Replays one checked line (recording-line.ts); returns why it cannot be, or null. */
+  feedLine(line: AnyRecordLine): string | null {
+    const { r, k } = line;
+    const agent = (line as { a?: string }).a as string;
+    const p = (line as { p?: unknown }).p;
     let changes: AlertChange[];
     switch (k) {
       case "start": {
@@ -67,35 +58,27 @@ export class Replayer {
         break;
       }
       case "hello": {
-        const v = parsePayload(agentPayloadSchemas.hello, p);
-        if (!v.ok) return `hello: ${v.error}`;
-        this.identity.set(agent, { service: v.value.service, instance: v.value.instance });
-        changes = this.engine.hello(agent, v.value, r);
+        const v = p as Hello;
+        this.identity.set(agent, { service: v.service, instance: v.instance });
+        changes = this.engine.hello(agent, v, r);
         break;
       }
-      case "register": {
-        const v = parsePayload(agentPayloadSchemas.register, p);
-        if (!v.ok) return `register: ${v.error}`;
-        changes = this.engine.register(agent, v.value.semaphores, r);
+      case "register":
+        changes = this.engine.register(agent, (p as Register).semaphores, r);
         break;
-      }
       case "samples": {
-        const v = parsePayload(agentPayloadSchemas.samples, p);
-        if (!v.ok) return `samples: ${v.error}`;
+        const v = p as SamplesBatch;
         const who = this.identity.get(agent);
-        const keys = who === undefined ? [] : v.value.items.map((item) => semaphoreKey(who.service, who.instance, item.id));
-        v.value.items.forEach((item, i) => keys[i] !== undefined && this.history.push(keys[i], item, v.value.t, v.value.intervalMs));
-        changes = this.engine.samples(agent, v.value, r);
+        const keys = who === undefined ? [] : v.items.map((item) => semaphoreKey(who.service, who.instance, item.id));
+        v.items.forEach((item, i) => keys[i] !== undefined && this.history.push(keys[i], item, v.t, v.intervalMs));
+        changes = this.engine.samples(agent, v, r);
         changes.push(...this.evidence.onChanges(changes));
-        if (this.evidence.watching) for (const key of keys) changes.push(...this.evidence.afterSample(key, v.value.t));
+        if (this.evidence.watching) for (const key of keys) changes.push(...this.evidence.afterSample(key, v.t));
         break;
       }
-      case "events": {
-        const v = parsePayload(agentPayloadSchemas.events, p);
-        if (!v.ok) return `events: ${v.error}`;
-        changes = this.engine.events(agent, v.value, r);
+      case "events":
+        changes = this.engine.events(agent, p as EventsBatch, r);
         break;
-      }
       case "touch":
         changes = this.engine.touch(agent, r);
         break;
@@ -108,17 +91,12 @@ export class Replayer {
       case "tick":
         changes = this.engine.tick(r);
         break;
-      case "ack": {
-        const id = (p as { id?: unknown } | undefined)?.id;
-        if (typeof id !== "string") return 'ack: "p.id" must be a string';
-        changes = this.engine.acknowledge(id, r);
+      case "ack":
+        changes = this.engine.acknowledge((p as { id: string }).id, r);
         break;
-      }
       case "thresholds": {
-        const parsed = parsePayload(thresholdsPatchSchema, p);
-        if (!parsed.ok) return `thresholds: ${parsed.error}`;
         try {
-          this.engine.setThresholds(parsed.value);
+          this.engine.setThresholds(p as ThresholdsPatch);
         } catch (err) {
           return `thresholds: ${err instanceof Error ? err.message : String(err)}`;
         }
@@ -126,10 +104,8 @@ export class Replayer {
         break;
       }
       case "flight": {
-        const v = parsePayload(agentPayloadSchemas.flight, p);
-        if (!v.ok) return `flight: ${v.error}`;
         const who = this.identity.get(agent);
-        const out = who === undefined ? undefined : this.evidence.flight(who.service, who.instance, v.value);
+        const out = who === undefined ? undefined : this.evidence.flight(who.service, who.instance, p as FlightRecord);
         changes = out?.ok === true ? out.changes : [];
         break;
       }
@@ -171,33 +147,9 @@ export function replayLines(lines: Iterable<string>): ReplayResult {
 }
 
 /** Replays a recording file, streaming it (recordings can be large). Rejects only when it cannot be read. */
-export async function replayRecording(file: string): Promise<ReplayResult> {
-  const gzip = await isGzipFile(file);
-  const input = createReadStream(file);
-  const opened = new Promise<void>((resolve, reject) => {
-    input.once("open", () => resolve());
-    input.once("error", reject);
-  });
-  await opened;
-  // The app's recordings are gzip (recording-writer.ts); the headless hub's `--record` plain NDJSON.
-  const text = gzip ? input.pipe(createGunzip()) : input;
-  const rl = createInterface({ input: text, crlfDelay: Infinity });
+export async function replayRecording(file: string, limits: ReadLimits = {}): Promise<ReplayResult> {
   const r = new Replayer();
-  let n = 0;
-  try {
-    for await (const text of rl) {
-      n++;
-      if (text.trim() === "") continue;
-      const reason = r.feed(text);
-      if (reason !== null) return r.result({ line: n, reason });
-    }
-  } catch (err) {
-    if (!gzip) throw err;
-    // Cut-short compressed data: what decompressed before it was replayed (the partial line is lost).
-    return r.result({ line: n + 1, reason: `the compressed data ends early or is damaged (${err instanceof Error ? err.message : String(err)})` });
-  } finally {
-    rl.close();
-    input.destroy();
-  }
-  return r.result();
+  const summary = await readRecording(file, (line) => r.feedLine(line) ?? undefined, limits);
+  const stop = summary.stoppedAt;
+  return r.result(stop === undefined ? undefined : { line: stop.line, reason: stop.reason });
 }

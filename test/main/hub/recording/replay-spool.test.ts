@@ -1,0 +1,90 @@
+// What a replay holds of its recording (replay-spool.ts): the lines in compressed blocks, read
+// back forward exactly; and a replay reading its lines block by block is, after any seek,
+// exactly where one seeking straight there is.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseRecordLine, type AnyRecordLine } from "../../../../main/hub/recording/recording-line.js";
+import { ReplaySession } from "../../../../main/hub/recording/replay-session.js";
+import { ReplaySpool, SpoolCursor } from "../../../../main/hub/recording/replay-spool.js";
+import { recordingLines } from "../../../fixtures/recording.js";
+import { T0 } from "../../../fixtures/protocol.js";
+
+const opened: ReplaySession[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+});
+
+function parsed(lines: string[]): AnyRecordLine[] {
+  return lines.map((l) => {
+    const p = parseRecordLine(l);
+    if (!p.ok) throw new Error(p.reason);
+    return p.line;
+  });
+}
+
+async function open(file: string, blockBytes?: number): Promise<ReplaySession> {
+  const s = await ReplaySession.open(file, blockBytes === undefined ? {} : { blockBytes });
+  opened.push(s);
+  return s;
+}
+
+/** Where a replay is: the hub state its dashboards read, every alert, and a chart's history. */
+function where(s: ReplaySession): unknown {
+  const core = s.current;
+  return { cursor: s.cursor, state: core.state(), alerts: core.engine.allAlerts(), db: core.history.get("checkout/web-1/db")?.latestT() };
+}
+
+describe("replay spool", () => {
+  it("gives back every line, in order, across block boundaries, each block knowing its times", () => {
+    const lines = parsed(recordingLines(120));
+    const spool = new ReplaySpool(2048);
+    for (const l of lines) spool.add(l);
+    spool.finish();
+    expect(spool.blockCount).toBeGreaterThan(20);
+    expect(spool.lines).toBe(lines.length);
+    const cursor = new SpoolCursor(spool);
+    const back: AnyRecordLine[] = [];
+    for (let l = cursor.take(); l !== undefined; l = cursor.take()) back.push(l);
+    expect(back).toEqual(lines);
+    let n = 0;
+    for (let i = 0; i < spool.blockCount; i++) {
+      const b = spool.block(i)!;
+      expect(b.firstR).toBe(lines[n].r);
+      expect(b.lastR).toBe(lines[n + b.lines - 1].r);
+      n += b.lines;
+    }
+    expect(n).toBe(lines.length);
+    // Peeking does not move the cursor.
+    const fresh = new SpoolCursor(spool);
+    expect(fresh.peek()).toEqual(lines[0]);
+    expect(fresh.take()).toEqual(lines[0]);
+    expect(fresh.taken).toBe(1);
+  });
+
+  it("holds a recording in a small part of its text", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "semscope-spool-")), "long.ndjson.gz");
+    writeFileSync(file, gzipSync(`${recordingLines(1200).join("\n")}\n`));
+    const s = await open(file);
+    expect(s.held.lines).toBe(s.summary.lines);
+    expect(s.held.bytes).toBeLessThan(s.summary.bytes / 8);
+  });
+
+  it("after any seek, forward or back, is where a replay seeking straight there is", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "semscope-spool-")), "run.ndjson");
+    writeFileSync(file, `${recordingLines(60).join("\n")}\n`);
+    // Blocks of a few lines each: every seek crosses block boundaries.
+    const small = await open(file, 1024);
+    expect(small.held.blocks).toBeGreaterThan(30);
+    expect(small.marks.map((m) => m.rule)).toEqual(["convoy"]);
+    expect(small.cursor).toBe(small.marks[0].at);
+    for (const t of [T0 + 30_500, T0 + 10_000, T0 + 59_000, T0 + 1_000, T0 + 14_999, T0 + 20_000, T0 + 120_000]) {
+      small.seek(t);
+      const straight = await open(file);
+      straight.seek(t);
+      expect(where(small), `at ${t - T0} ms`).toEqual(where(straight));
+    }
+  });
+});
