@@ -17,7 +17,7 @@ const USAGE = `usage: semscope <command> [options]
                [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]
       the hub with the dashboard at / and a built-in demo fleet (--no-demo: only real agents)
   semscope replay <recording.ndjson | recording.ndjson.gz> [--json] [--max-line-mb <n>] [--max-text-mb <n>]
-      replays a recording and prints the alerts it raises (stopping at a line over 4 MiB or text
+      replays a recording and prints the alerts it raises (stopping at a line over 12 MiB or text
       over 1024 MiB unless raised)
   semscope --help | --version
 

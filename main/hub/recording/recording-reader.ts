@@ -35,8 +35,11 @@ export interface ReadSummary {
 const NEWLINE = 0x0a;
 const MiB = 1024 * 1024;
 
-/** A line holds one agent message (at most LIMITS.maxPacketBytes on the wire) and its envelope: 4× is room to spare. */
-export const DEFAULT_MAX_LINE_BYTES = 4 * LIMITS.maxPacketBytes;
+/**
+ * A line holds one agent message (at most LIMITS.maxPacketBytes on the wire) and its envelope, or
+ * a whole `register` list assembled from parts: 10,000 semaphores at ~1 KB each with room to spare.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 12 * LIMITS.maxPacketBytes;
 /** About three hours of 100 semaphores; a few MB of gzip can expand to far more. */
 export const DEFAULT_MAX_TEXT_BYTES = 1024 * MiB;
 

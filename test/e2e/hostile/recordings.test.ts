@@ -97,7 +97,7 @@ describe("hostile recordings", () => {
     // The convoy raised before the line is there.
     expect(run.stdout).toMatch(/ convoy +checkout\/web-1\/db /);
     expect(run.stdout).toContain(`replayed ${before} lines`);
-    expect(run.stderr).toMatch(new RegExp(`stopped at line ${before + 1}: a line of ${basename(file).replace(/\./g, "\\.")} is longer than the 4 MiB line limit \\(raise it with --max-line-mb\\)`));
+    expect(run.stderr).toMatch(new RegExp(`stopped at line ${before + 1}: a line of ${basename(file).replace(/\./g, "\\.")} is longer than the 12 MiB line limit \\(raise it with --max-line-mb\\)`));
 
     // Raised, the line is read (its payload is a valid batch) and the rest replays.
     const raised = replayCli([file, "--max-line-mb", "32"]);
@@ -112,7 +112,7 @@ describe("hostile recordings", () => {
     expect(status.lines).toBe(before);
     expect(status.marks.map((m) => m.rule)).toEqual(["convoy"]);
     expect(status.message).toContain(`stopped at line ${before + 1}`);
-    expect(status.message).toContain(`a line of ${basename(file)} is longer than the 4 MiB line limit`);
+    expect(status.message).toContain(`a line of ${basename(file)} is longer than the 12 MiB line limit`);
     expect(status.message).toContain("everything before it was loaded");
   }, 120_000);
 
