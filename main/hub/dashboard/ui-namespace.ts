@@ -20,11 +20,11 @@ import {
   type UiToHubEvents,
 } from "../../../shared/ui-protocol/index.js";
 import { UI_NAMESPACE } from "../../../shared/protocol/index.js";
-import { contained, reply, splitArgs } from "../ingest/agent-namespace.js";
+import { contained, reply, splitArgs } from "../socket/listener.js";
 import type { Ack } from "../../../shared/protocol/index.js";
 import type { TokenCheck } from "../auth.js";
 import type { HubCore } from "../core/hub-core.js";
-import { TokenBucket } from "../ingest/rate-limit.js";
+import { TokenBucket } from "../socket/token-bucket.js";
 import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/index.js";
 import { fleetHistoryView, historyView, snapshot, uiFleet, uiSemaphore, type ViewResult } from "./views.js";
 
