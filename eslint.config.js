@@ -4,6 +4,11 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 const appFolders = (...names) => names.map((n) => `**/${n}/**`);
+/** What main/ outside main/electron and main/app may not import. */
+const headless = [
+  { group: ["electron"], message: "Only main/electron/ imports electron; the hub runs headless." },
+  { group: appFolders("agent", "renderer"), message: "main/ may import only shared/." },
+];
 const nodeBuiltins = ["node:*", "fs", "path", "os", "child_process", "http", "net", "crypto", "async_hooks", "worker_threads", "events", "util"];
 
 export default tseslint.config(
@@ -45,8 +50,32 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [
-          { group: ["electron"], message: "Only main/electron/ imports electron; the hub runs headless." },
-          { group: appFolders("agent", "renderer"), message: "main/ may import only shared/." },
+          ...headless,
+        ],
+      }],
+    },
+  },
+  {
+    // Dashboards and replays serve their own sockets with the helpers in main/hub/socket/; what
+    // agents send is ingest/'s alone.
+    files: ["main/hub/dashboard/**/*.ts", "main/hub/recording/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          ...headless,
+          { group: ["**/ingest/*"], message: "dashboard/ and recording/ do not import ingest/: socket helpers are in main/hub/socket/." },
+        ],
+      }],
+    },
+  },
+  {
+    // The socket helpers know nothing of the hub: every namespace may use them.
+    files: ["main/hub/socket/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          headless[0],
+          { group: ["../*"], message: "main/hub/socket/ imports only Node, socket.io and itself." },
         ],
       }],
     },

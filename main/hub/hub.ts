@@ -7,7 +7,8 @@ import type { AlertEngine, AlertThresholds, ThresholdsPatch } from "../../shared
 import type { HistoryStore } from "../../shared/history/index.js";
 import { LIMITS, type HubState } from "../../shared/protocol/index.js";
 import pkg from "../../package.json" with { type: "json" };
-import { attachAgentNamespace, contained } from "./ingest/agent-namespace.js";
+import { attachAgentNamespace } from "./ingest/agent-namespace.js";
+import { contained } from "./socket/listener.js";
 import { AgentScheduler } from "./ingest/agent-scheduler.js";
 import { TokenCheck } from "./auth.js";
 import { createHttpHandler } from "./dashboard/http-api.js";

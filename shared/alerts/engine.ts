@@ -15,21 +15,12 @@
 //
 // Payloads must already be valid (the hub parses each one with the zod schemas): the engine
 // checks nothing a schema checks. A message from an agent that never said hello is ignored.
-import type {
-  Alert,
-  AgentState,
-  EventsBatch,
-  Hello,
-  SamplesBatch,
-  SemaphoreInfo,
-  SemaphoreState,
-  SemaphoreStatus,
-} from "../protocol/types.js";
-import { SemaphoreKeys } from "../protocol/semaphore-keys.js";
+import type { Alert, EventsBatch, Hello, SamplesBatch, SemaphoreInfo } from "../protocol/types.js";
 import { AlertBook, DEFAULT_MAX_RESOLVED } from "./alert-book.js";
 import { fleetEntry, type FleetEntry, type FleetMember } from "./fleet.js";
 import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
 import { evaluateOverBudget } from "./rules/over-budget-rule.js";
+import { Registry, type RegistryAgent, type RegistryBase } from "./registry.js";
 import { implicitInfo, SemaphoreTracker } from "./semaphore-tracker.js";
 import { applyThresholds, DEFAULT_THRESHOLDS, type AlertThresholds, type ThresholdsPatch } from "./thresholds.js";
 import type { AlertChange } from "./types.js";
@@ -39,27 +30,11 @@ export interface AlertEngineOptions {
   readonly thresholds?: ThresholdsPatch;
   /** Resolved alerts kept for allAlerts(), oldest dropped first. Default 1000. */
   readonly maxResolved?: number;
+  /** The agents and semaphores the rules run against (the hub's registry); a fresh Registry when absent. */
+  readonly registry?: RegistryBase<RegistryAgent>;
 }
 
-interface AgentRecord {
-  readonly agentId: string;
-  readonly service: string;
-  readonly instance: string;
-  connected: boolean;
-  live: boolean;
-  lastSeen: number;
-  intervalMs: number;
-  /** Latest batch `t`: the agent-clock time used when its semaphores go away. */
-  lastSampleT: number | null;
-  semaphores: Set<string>;
-  /** Its semaphores' keys by id (one string per semaphore, not one per sample item). */
-  readonly keys: SemaphoreKeys;
-  /**
-   * Trackers by id, as last found for this agent: a sample's lookup in a map of a few entries
-   * instead of the map of every semaphore. Checked on use (retired: look again).
-   */
-  readonly trackers: Map<string, SemaphoreTracker>;
-}
+type AgentRecord = RegistryAgent;
 
 interface Group {
   readonly service: string;
@@ -87,9 +62,8 @@ export interface SampleFeed {
 export class AlertEngine {
   private readonly book: AlertBook;
   private th: AlertThresholds;
-  private readonly agentsById = new Map<string, AgentRecord>();
-  private readonly agentsByKey = new Map<string, Set<string>>();
-  private readonly sems = new Map<string, SemaphoreTracker>();
+  /** Who is known, agents and semaphore trackers: the rest of the engine's fields are rule state. */
+  readonly registry: RegistryBase<RegistryAgent>;
   private readonly groups = new Map<string, Group>();
   /** Whether the last trackerFor() made its tracker. */
   private created = false;
@@ -97,39 +71,21 @@ export class AlertEngine {
   constructor(options: AlertEngineOptions = {}) {
     this.book = new AlertBook(options.maxResolved ?? DEFAULT_MAX_RESOLVED);
     this.th = applyThresholds(DEFAULT_THRESHOLDS, options.thresholds ?? {});
+    this.registry = options.registry ?? new Registry();
   }
 
   // ---- inputs: each returns the alert changes it caused, in order ----
 
   /** An agent's `hello` (also on resume: a known agentId keeps its semaphores). */
   hello(agentId: string, hello: Hello, now: number): AlertChange[] {
-    let a = this.agentsById.get(agentId);
-    if (a !== undefined && (a.service !== hello.service || a.instance !== hello.instance)) {
-      // Its semaphores' keys name the old identity: retire them; the next register re-adds them.
-      this.removeAgent(a, now, "agent identity changed");
-      a = undefined;
-    }
-    if (a === undefined) {
-      a = {
-        agentId,
-        service: hello.service,
-        instance: hello.instance,
-        connected: true,
-        live: true,
-        lastSeen: now,
-        intervalMs: this.th.agentDown.defaultIntervalMs,
-        lastSampleT: null,
-        semaphores: new Set(),
-        keys: new SemaphoreKeys(hello.service, hello.instance),
-        trackers: new Map(),
-      };
-      this.agentsById.set(agentId, a);
-      const key = agentKey(a.service, a.instance);
-      let ids = this.agentsByKey.get(key);
-      if (ids === undefined) this.agentsByKey.set(key, (ids = new Set()));
-      ids.add(agentId);
+    const a = this.registry.get(agentId);
+    const renamed = a !== undefined && (a.service !== hello.service || a.instance !== hello.instance);
+    // Its semaphores' keys name the old identity: retire them; the next register re-adds them.
+    if (renamed) this.removeAgent(a, now, "agent identity changed", false);
+    if (a === undefined || renamed) {
+      const made = this.registry.admit(agentId, hello, now, this.th.agentDown.defaultIntervalMs);
       // A new process under a name that was down brings that name back.
-      this.evalDown(a, now, undefined);
+      this.evalDown(made, now, undefined);
     } else {
       this.heard(a, now);
     }
@@ -138,7 +94,7 @@ export class AlertEngine {
 
   /** An agent's `register`: the full list, replacing the previous one. */
   register(agentId: string, semaphores: readonly SemaphoreInfo[], now: number): AlertChange[] {
-    const a = this.agentsById.get(agentId);
+    const a = this.registry.get(agentId);
     if (a === undefined) return [];
     this.heard(a, now);
     const touched = new Set<string>();
@@ -146,10 +102,10 @@ export class AlertEngine {
     for (const info of semaphores) {
       const key = a.keys.key(info.id);
       next.add(key);
-      const sem = this.sems.get(key);
+      const sem = this.registry.tracker(key);
       if (sem === undefined) {
-        const created = new SemaphoreTracker(agentId, a.service, a.instance, info, true, a.intervalMs);
-        this.sems.set(key, created);
+        const created = new SemaphoreTracker(agentId, a.service, a.instance, info, true, a.intervalMs, this.book);
+        this.registry.addTracker(created);
         this.joinGroup(created);
         touched.add(created.groupKey);
         continue;
@@ -163,7 +119,7 @@ export class AlertEngine {
     }
     for (const key of a.semaphores) {
       if (next.has(key)) continue;
-      const sem = this.sems.get(key);
+      const sem = this.registry.tracker(key);
       if (sem !== undefined) touched.add(this.retire(sem, a.lastSampleT ?? now, "unregistered"));
     }
     a.semaphores = next;
@@ -180,7 +136,7 @@ export class AlertEngine {
   feed(agentId: string, batch: SamplesBatch, now: number, feed: SampleFeed | undefined): AlertChange[] {
     const activeRules = feed?.activeRules;
     const known = feed?.known;
-    const a = this.agentsById.get(agentId);
+    const a = this.registry.get(agentId);
     if (a === undefined) {
       activeRules?.fill(0, 0, batch.items.length);
       return [];
@@ -205,7 +161,7 @@ export class AlertEngine {
 
   /** An agent's `events` batch; each event carries its own sample-time `t`. */
   events(agentId: string, batch: EventsBatch, now: number): AlertChange[] {
-    const a = this.agentsById.get(agentId);
+    const a = this.registry.get(agentId);
     if (a === undefined) return [];
     this.heard(a, now);
     for (const ev of batch.items) {
@@ -218,14 +174,14 @@ export class AlertEngine {
 
   /** Any other message from the agent, refused ones included: it proves the agent alive. */
   touch(agentId: string, now: number): AlertChange[] {
-    const a = this.agentsById.get(agentId);
+    const a = this.registry.get(agentId);
     if (a !== undefined) this.heard(a, now);
     return this.book.drain();
   }
 
   /** The agent's socket closed: agent_down at once (unless another agent holds its name). */
   disconnect(agentId: string, now: number): AlertChange[] {
-    const a = this.agentsById.get(agentId);
+    const a = this.registry.get(agentId);
     if (a === undefined) return [];
     a.connected = false;
     if (a.live) this.goDown(a, now, "disconnected");
@@ -235,7 +191,7 @@ export class AlertEngine {
   /** Hub clock: finds connected agents silent for silentIntervals × intervalMs. Call it often. */
   tick(now: number): AlertChange[] {
     const k = this.th.agentDown.silentIntervals;
-    for (const a of this.agentsById.values()) {
+    for (const a of this.registry.values()) {
       // Not live covers disconnected too: a disconnect is already agent_down, not silence on top.
       if (!a.live) continue;
       const limit = k * a.intervalMs;
@@ -247,8 +203,8 @@ export class AlertEngine {
 
   /** Drop an agent and its semaphores for good (memory bound for churning fleets); resolves their alerts. */
   forget(agentId: string, now: number): AlertChange[] {
-    const a = this.agentsById.get(agentId);
-    if (a !== undefined) this.removeAgent(a, now, "agent forgotten");
+    const a = this.registry.get(agentId);
+    if (a !== undefined) this.removeAgent(a, now, "agent forgotten", true);
     return this.book.drain();
   }
 
@@ -298,47 +254,14 @@ export class AlertEngine {
 
   /** What samples() will touch of semaphore `key`, if the engine tracks it (see WarmHandle). */
   warmHandle(key: string): WarmHandle | undefined {
-    return this.sems.get(key);
-  }
-
-  /** Status of `<service>/<instance>/<id>`; undefined for a key never seen. */
-  status(key: string): SemaphoreStatus | undefined {
-    return this.sems.get(key)?.status(this.book);
-  }
-
-  /** What the agent registered for `key` (replaced by each register); undefined if never registered. */
-  semaphoreInfo(key: string): SemaphoreInfo | undefined {
-    const sem = this.sems.get(key);
-    return sem?.registered === true ? sem.info : undefined;
-  }
-
-  /** Every known semaphore in first-seen order, shaped for /api/state. */
-  semaphores(): SemaphoreState[] {
-    return [...this.sems.values()].map((s) => s.state(this.book));
+    return this.registry.tracker(key);
   }
 
   /** Typed-array bytes the rules' sample windows hold, over every semaphore. */
   windowBytes(): number {
     let n = 0;
-    for (const s of this.sems.values()) n += s.windowBytes();
+    for (const s of this.registry.trackers()) n += s.windowBytes();
     return n;
-  }
-
-  /** Every known agent in first-hello order, shaped for /api/state. */
-  agents(): AgentState[] {
-    return [...this.agentsById.values()].map((a) => ({
-      agentId: a.agentId,
-      service: a.service,
-      instance: a.instance,
-      connected: a.connected,
-      lastSeen: a.lastSeen,
-    }));
-  }
-
-  /** Whether any known agent is connected: the hub's tick asks every second, without a copy of agents(). */
-  anyConnected(): boolean {
-    for (const a of this.agentsById.values()) if (a.connected) return true;
-    return false;
   }
 
   /** One entry per (service, name) with at least one live replica, sorted by key. */
@@ -370,25 +293,18 @@ export class AlertEngine {
 
   private evalDown(a: AgentRecord, at: number, cause: DownCause | undefined): void {
     const key = agentKey(a.service, a.instance);
-    const peers: AgentRecord[] = [];
-    for (const id of this.agentsByKey.get(key) ?? []) {
-      const p = this.agentsById.get(id);
-      if (p !== undefined) peers.push(p);
-    }
-    evaluateAgentDown(this.book, key, peers, at, a, cause, this.th.agentDown.silentIntervals);
+    evaluateAgentDown(this.book, key, this.registry.peers(key), at, a, cause, this.th.agentDown.silentIntervals);
   }
 
-  private removeAgent(a: AgentRecord, now: number, resolution: string): void {
+  /** Retires the agent's semaphores and takes it out of its name's peers; `drop`: out of the registry too. */
+  private removeAgent(a: AgentRecord, now: number, resolution: string, drop: boolean): void {
     const touched = new Set<string>();
     for (const key of a.semaphores) {
-      const sem = this.sems.get(key);
+      const sem = this.registry.tracker(key);
       if (sem !== undefined && sem.agentId === a.agentId) touched.add(this.retire(sem, a.lastSampleT ?? now, resolution));
     }
-    this.agentsById.delete(a.agentId);
-    const key = agentKey(a.service, a.instance);
-    const ids = this.agentsByKey.get(key);
-    ids?.delete(a.agentId);
-    if (ids !== undefined && ids.size === 0) this.agentsByKey.delete(key);
+    if (drop) this.registry.drop(a);
+    else this.registry.unlist(a);
     this.evalDown(a, now, undefined);
     for (const g of touched) this.evalGroup(g, now);
   }
@@ -397,8 +313,8 @@ export class AlertEngine {
   private retire(sem: SemaphoreTracker, at: number, resolution: string): string {
     sem.retire(this.book, at, resolution);
     this.leaveGroup(sem);
-    this.sems.delete(sem.key);
-    this.agentsById.get(sem.agentId)?.semaphores.delete(sem.key);
+    this.registry.deleteTracker(sem.key);
+    this.registry.get(sem.agentId)?.semaphores.delete(sem.key);
     return sem.groupKey;
   }
 
@@ -417,14 +333,14 @@ export class AlertEngine {
       return cached;
     }
     const key = a.keys.key(id);
-    const sem = this.sems.get(key);
+    const sem = this.registry.tracker(key);
     if (sem !== undefined) {
       this.adopt(a, sem);
       a.trackers.set(id, sem);
       return sem;
     }
-    const created = new SemaphoreTracker(a.agentId, a.service, a.instance, implicitInfo(id, cap), false, a.intervalMs);
-    this.sems.set(key, created);
+    const created = new SemaphoreTracker(a.agentId, a.service, a.instance, implicitInfo(id, cap), false, a.intervalMs, this.book);
+    this.registry.addTracker(created);
     a.semaphores.add(key);
     this.joinGroup(created);
     a.trackers.set(id, created);
@@ -435,7 +351,7 @@ export class AlertEngine {
   /** A semaphore reported by another agent under the same name now belongs to the reporter. */
   private adopt(a: AgentRecord, sem: SemaphoreTracker): void {
     if (sem.agentId === a.agentId) return;
-    this.agentsById.get(sem.agentId)?.semaphores.delete(sem.key);
+    this.registry.get(sem.agentId)?.semaphores.delete(sem.key);
     sem.agentId = a.agentId;
     a.semaphores.add(sem.key);
   }
@@ -458,8 +374,8 @@ export class AlertEngine {
   private liveMembers(g: Group): FleetMember[] {
     const out: FleetMember[] = [];
     for (const key of g.keys) {
-      const sem = this.sems.get(key);
-      if (sem !== undefined && this.agentsById.get(sem.agentId)?.live === true) out.push(sem.member());
+      const sem = this.registry.tracker(key);
+      if (sem !== undefined && this.registry.get(sem.agentId)?.live === true) out.push(sem.member());
     }
     return out;
   }
@@ -476,7 +392,7 @@ export class AlertEngine {
   private evalGroupsOf(a: AgentRecord, at: number): void {
     const seen = new Set<string>();
     for (const key of a.semaphores) {
-      const sem = this.sems.get(key);
+      const sem = this.registry.tracker(key);
       if (sem !== undefined) seen.add(sem.groupKey);
     }
     for (const g of seen) this.evalGroup(g, at);

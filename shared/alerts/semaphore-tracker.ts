@@ -90,6 +90,8 @@ export class SemaphoreTracker implements SemaphoreContext {
     info: SemaphoreInfo,
     registered: boolean,
     intervalMs: number,
+    /** Its alerts' book, for status(). */
+    private readonly book: AlertBook,
   ) {
     this.key = semaphoreKey(service, instance, info.id);
     this.target = { key: this.key, service, instance, semaphore: info.id, active: 0 };
@@ -184,9 +186,9 @@ export class SemaphoreTracker implements SemaphoreContext {
   }
 
   /** leak > convoy > saturated > ok (docs/protocol.md /api/state). */
-  status(book: AlertBook): SemaphoreStatus {
-    if (book.get("leak", this.key) !== undefined) return "leak";
-    if (book.get("convoy", this.key) !== undefined) return "convoy";
+  status(): SemaphoreStatus {
+    if (this.book.get("leak", this.key) !== undefined) return "leak";
+    if (this.book.get("convoy", this.key) !== undefined) return "convoy";
     const s = this.latest;
     if (s.present && (s.inUse >= s.cap || s.waiters > 0)) return "saturated";
     return "ok";
@@ -229,7 +231,7 @@ export class SemaphoreTracker implements SemaphoreContext {
     };
   }
 
-  state(book: AlertBook): SemaphoreState {
+  state(): SemaphoreState {
     const s = this.last;
     return {
       key: this.key,
@@ -244,7 +246,7 @@ export class SemaphoreTracker implements SemaphoreContext {
       available: s?.available ?? this.cap,
       waiters: s?.waiters ?? 0,
       oldestWaitMs: s?.oldestWaitMs ?? 0,
-      status: this.status(book),
+      status: this.status(),
       last: s,
     };
   }

@@ -10,6 +10,10 @@ import { ColumnRing, type RowPool } from "./column-ring.js";
 import {
   COUNTERS,
   perSecond,
+  RATE_COLUMN,
+  WINDOW_COLUMNS,
+  type Counter,
+  type WindowColumn,
   type ColumnarWindow,
   type HistKind,
   type MutableWindow,
@@ -18,33 +22,19 @@ import {
 import type { HistAccumulator } from "./hist-accumulator.js";
 import { packSparse } from "./packed-hist.js";
 
+/** Window columns a 1 s row does not store: its time (a column of its own) and the max of one sample (its gauge). */
+const NOT_STORED = ["t", "inUseMax", "waitersMax"] as const satisfies readonly WindowColumn[];
+const COUNT_OF_RATE = new Map<WindowColumn, Counter>(COUNTERS.map((c) => [RATE_COLUMN[c], c]));
+type RateColumn = (typeof RATE_COLUMN)[Counter];
+type ValueName = Exclude<WindowColumn, (typeof NOT_STORED)[number] | RateColumn> | Counter;
+
 /**
- * The Float32 values of a row, in this order, stored row-major (one stride-VALUES.length column):
- * a sample's row is one run of consecutive writes into one array, where 24 separate columns cost
- * 24 column loads and 24 scattered stores per sample.
+ * The Float32 values of a row, stored row-major (one stride-VALUES.length column): the window's
+ * columns in their order, a rate kept as its count. A sample's row is one run of consecutive
+ * writes into one array, where 24 separate columns cost 24 column loads and 24 scattered stores.
  */
-const VALUES = [
-  "intervalMs",
-  "cap",
-  "inUse",
-  "available",
-  "waiters",
-  "oldestWaitMs",
-  "longestHoldMs",
-  ...COUNTERS,
-  "waitCount",
-  "waitP50",
-  "waitP90",
-  "waitP99",
-  "waitMax",
-  "holdCount",
-  "holdP50",
-  "holdP90",
-  "holdP99",
-  "holdMax",
-] as const;
+const VALUES = WINDOW_COLUMNS.filter((c) => !(NOT_STORED as readonly WindowColumn[]).includes(c)).map((c) => COUNT_OF_RATE.get(c) ?? c) as ValueName[];
 const STRIDE = VALUES.length;
-type ValueName = (typeof VALUES)[number];
 const AT = Object.fromEntries(VALUES.map((name, i) => [name, i])) as Record<ValueName, number>;
 // Each value's index in a row, as plain numbers, for what writes a row (append) and reads rows
 // (writeRows): both follow VALUES whatever its order.

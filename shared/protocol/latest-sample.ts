@@ -7,11 +7,15 @@
 // reused from sample to sample lets the wire object die young. Readers (/api/state, /ui, metrics,
 // the global view) are rare next to writes and get a fresh Sample, equal to the one written
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
-import { HOLD_AT, PAIRS_AT, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
+import { quietSample } from "./sample-activity.js";
+import { HOLD_AT, PAIRS_AT, readSampleNumbers, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
 import type { Sample, SampleGlobal, SparseHist, Summary } from "./types.js";
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
 const INITIAL_PAIRS = 8;
+const CAP = SAMPLE_NUMBERS.indexOf("cap");
+const IN_USE = SAMPLE_NUMBERS.indexOf("inUse");
+const WAITERS = SAMPLE_NUMBERS.indexOf("waiters");
 
 function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
   const n = v[at + 5];
@@ -79,13 +83,13 @@ export class LatestSample {
 
   // Hot readers (status, fleet members) read numbers without building the Sample.
   get cap(): number {
-    return this.values[0];
+    return this.values[CAP];
   }
   get inUse(): number {
-    return this.values[1];
+    return this.values[IN_USE];
   }
   get waiters(): number {
-    return this.values[3];
+    return this.values[WAITERS];
   }
 
   /** The latest sample as a Sample (fields in schema order), or null; do not mutate it. */
@@ -93,24 +97,11 @@ export class LatestSample {
     if (!this.held) return null;
     if (this.built !== null) return this.built;
     const v = this.values;
-    const out: Sample = {
-      id: this.id,
-      cap: v[0],
-      inUse: v[1],
-      available: v[2],
-      waiters: v[3],
-      oldestWaitMs: v[4],
-      acquired: v[5],
-      released: v[6],
-      timeouts: v[7],
-      rejections: v[8],
-      aborts: v[9],
-      doubleReleases: v[10],
-      leaseExpiries: v[11],
-      waitMs: readSummary(v, WAIT_AT, PAIRS_AT),
-      holdMs: readSummary(v, HOLD_AT, PAIRS_AT + 2 * this.pairs),
-      longestHoldMs: v[12],
-    };
+    // The wire's shape (quietSample's keys), then the numbers as writeSampleNumbers laid them out.
+    const out = quietSample(this.id, { cap: 0, inUse: 0, available: 0, longestHoldMs: 0 });
+    readSampleNumbers(v, 0, out);
+    out.waitMs = readSummary(v, WAIT_AT, PAIRS_AT);
+    out.holdMs = readSummary(v, HOLD_AT, PAIRS_AT + 2 * this.pairs);
     if (this.global !== undefined) out.global = this.global;
     this.built = out;
     return out;

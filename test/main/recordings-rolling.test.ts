@@ -67,7 +67,7 @@ describe("rolling recordings", () => {
     // A later segment alone: its preamble tells the engine the agent and its semaphores.
     const later = await ReplaySession.open(segs[2].file);
     expect(later.message).toBeUndefined();
-    const keys = later.current.engine.semaphores().map((s) => s.key).sort();
+    const keys = later.current.registry.semaphores().map((s) => s.key).sort();
     expect(keys).toEqual(["checkout/web-1/db", "checkout/web-1/pool"]);
     expect(later.current.history.get("checkout/web-1/db")?.latestT()).not.toBeNull();
     later.close();

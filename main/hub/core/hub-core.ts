@@ -36,7 +36,8 @@ export type SamplesStart = { ok: true; duplicate: true } | { ok: true; duplicate
 
 export class HubCore {
   readonly history: HistoryStore;
-  readonly registry = new AgentRegistry();
+  /** Agents and semaphores (the engine's facts too); outside the core read it through `registry`. */
+  private readonly agents = new AgentRegistry();
   readonly changes = new ChangeTracker();
   /** Flight recorder rings and diagnoses on alerts (alert-evidence.ts). */
   readonly evidence: AlertEvidence;
@@ -60,7 +61,7 @@ export class HubCore {
   constructor(opts: HubCoreOptions) {
     this.now = opts.now;
     this.version = opts.version;
-    this.alerts = new AlertEngine({ thresholds: opts.thresholds });
+    this.alerts = new AlertEngine({ thresholds: opts.thresholds, registry: this.agents });
     this.history = new HistoryStore({
       maxSemaphores: opts.maxHistories,
       maxBytes: opts.maxHistoryBytes,
@@ -69,7 +70,7 @@ export class HubCore {
     });
     this.evidence = new AlertEvidence(this.alerts, this.history);
     this.ingest = new StorePipeline(
-      { engine: this.alerts, history: this.history, registry: this.registry, evidence: this.evidence, changes: this.changes, applied: (c, rec) => this.applied(c, rec), alertsChanged: (c) => this.alertsChanged(c) },
+      { engine: this.alerts, history: this.history, registry: this.agents, evidence: this.evidence, changes: this.changes, applied: (c, rec) => this.applied(c, rec), alertsChanged: (c) => this.alertsChanged(c) },
       opts.deferStores,
     );
     this.recorder = opts.recorder;
@@ -85,13 +86,19 @@ export class HubCore {
     return this.alerts;
   }
 
+  /** The registry for reading (/api/state, /ui, /metrics): what was acknowledged and put off is stored first. */
+  get registry(): AgentRegistry {
+    this.ingest.flush();
+    return this.agents;
+  }
+
   /** Per-semaphore running totals of the sample counters (the history's COUNTERS order), for /metrics. */
   get totals(): Map<string, Float64Array> {
-    return this.registry.totals;
+    return this.agents.totals;
   }
 
   agent(agentId: string): AgentRecord | undefined {
-    return this.registry.get(agentId);
+    return this.agents.get(agentId);
   }
 
   reject(): void {
@@ -102,29 +109,31 @@ export class HubCore {
 
   hello(connection: number, hello: Hello): AgentRecord {
     // Nothing half-stored of the service it joins, or (a resumed agent changing its name) leaves.
-    const known = this.registry.get(hello.agentId);
+    const known = this.agents.get(hello.agentId);
     if (known !== undefined && known.service !== hello.service) this.ingest.settled(known.service);
     const engine = this.ingest.settled(hello.service);
     const now = this.now();
-    const { rec, renamed } = this.registry.hello(connection, hello);
-    if (renamed) this.changes.structural();
+    if (known !== undefined && (known.service !== hello.service || known.instance !== hello.instance)) this.changes.structural();
     this.stats.accepted++;
     this.quiet.hello(hello.agentId, hello.features);
     this.record({ r: now, k: "hello", a: hello.agentId, p: hello });
-    this.applied(engine.hello(hello.agentId, hello, now), rec);
+    // The engine admits the agent (or takes it under its new name) into the registry.
+    const changes = engine.hello(hello.agentId, hello, now);
+    const rec = this.agents.connected(hello.agentId, connection, hello.features);
+    this.applied(changes, rec);
     return rec;
   }
 
   /** A register, or one of its parts: the whole list is applied (and recorded) when it is complete. */
   register(rec: AgentRecord, reg: Register): { ok: true } | { ok: false; error: string } {
-    const list = this.registry.registerList(rec, reg.semaphores, reg.partial);
+    const list = this.agents.registerList(rec, reg.semaphores, reg.partial);
     if (list === undefined) return { ok: true };
     if (!Array.isArray(list)) return { ok: false, error: list.error };
     const engine = this.ingest.settled(rec.service);
     const now = this.now();
     this.stats.accepted++;
     this.record({ r: now, k: "register", a: rec.agentId, p: { semaphores: list } });
-    this.registry.register(rec, list.map((s) => s.id));
+    this.agents.register(rec, list.map((s) => s.id));
     this.quiet.keepOnly(rec.agentId, rec.ids);
     for (const id of rec.ids) this.changes.key(rec.keys.key(id));
     this.changes.structural();
@@ -153,7 +162,7 @@ export class HubCore {
       this.touch(rec);
       return { ok: true, duplicate: true };
     }
-    const refusal = this.registry.overSemaphoreLimit(rec, sent.items);
+    const refusal = this.agents.overSemaphoreLimit(rec, sent.items);
     if (refusal !== null) return { ok: false, error: refusal };
     const batch = this.quiet.complete(rec.agentId, sent, (id) => rec.keys.key(id), this.alerts.thresholds);
     const now = this.now();
@@ -165,7 +174,7 @@ export class HubCore {
 
   events(rec: AgentRecord, batch: EventsBatch): { ok: true } | { ok: false; error: string } {
     const engine = this.ingest.settled(rec.service);
-    const refusal = this.registry.overSemaphoreLimit(rec, batch.items);
+    const refusal = this.agents.overSemaphoreLimit(rec, batch.items);
     if (refusal !== null) return { ok: false, error: refusal };
     const now = this.now();
     this.stats.accepted++;
@@ -216,13 +225,13 @@ export class HubCore {
     const now = this.now();
     // tick changes nothing unless some agent is connected, so only those ticks are recorded:
     // a replay that ticks exactly where the hub did raises exactly the same agent_down alerts.
-    if (engine.anyConnected()) {
+    if (this.agents.anyConnected()) {
       this.record({ r: now, k: "tick" });
       this.applied(engine.tick(now));
     }
     if (this.forgetAfterMs <= 0) return;
     // No copy: forget() deletes only the entry being visited, which a Map's iterator allows.
-    for (const rec of this.registry.values()) {
+    for (const rec of this.agents.values()) {
       if (rec.owner === undefined && rec.disconnectedAt !== null && now - rec.disconnectedAt >= this.forgetAfterMs) this.forget(rec, now);
     }
   }
@@ -232,8 +241,9 @@ export class HubCore {
     const engine = this.ingest.settled();
     this.record({ r: now, k: "forget", a: rec.agentId });
     this.quiet.forget(rec.agentId);
+    const keys = this.agents.keysOf(rec);
     this.applied(engine.forget(rec.agentId, now));
-    for (const key of this.registry.remove(rec)) this.history.delete(key);
+    for (const key of keys) this.history.delete(key);
     this.changes.agentRemoved(rec.agentId);
   }
 
@@ -265,8 +275,8 @@ export class HubCore {
 
   state(): HubState {
     const engine = this.engine;
-    const agents = engine.agents();
-    const semaphores = engine.semaphores();
+    const agents = this.agents.agents();
+    const semaphores = this.agents.semaphores();
     const live = new Set(agents.filter((a) => a.connected).map((a) => a.agentId));
     const withT = semaphores.map((s) => ({ ...s, t: this.history.get(s.key)?.latestT() ?? null }));
     const globals = globalViews(withT, (id) => live.has(id));
@@ -277,7 +287,7 @@ export class HubCore {
   }
 
   get agentCount(): number {
-    return this.registry.size;
+    return this.agents.size;
   }
 
   get recording(): { file: string; lines: number; bytes: number; open: boolean } | null {

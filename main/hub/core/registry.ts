@@ -1,22 +1,17 @@
-// The hub's agents and their semaphores: one record per agent (a hello with a known agentId
-// resumes it) and one slot per semaphore, which the store pipeline, /metrics and forgetting read.
+// The hub's one registry of agents and semaphores: the alert engine is handed it (the rules'
+// facts: liveness, trackers; shared/alerts/registry.ts), and the hub adds what it keeps per agent
+// (dedupe, connection, slots) and per semaphore (totals). /api/state, /ui and /metrics read it.
+import { newRegistryAgent, RegistryBase, type RegistryAgent, type WarmHandle } from "../../../shared/alerts/index.js";
 import { COUNTERS, type HistoryEntry } from "../../../shared/history/index.js";
 import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
-import { SemaphoreKeys } from "../../../shared/protocol/semaphore-keys.js";
 import type { WatchedList } from "./alert-evidence.js";
 import { SeqWindow } from "./seq-window.js";
-import type { WarmHandle } from "../../../shared/alerts/index.js";
 
-export interface AgentRecord {
-  readonly agentId: string;
-  service: string;
-  instance: string;
+export interface AgentRecord extends RegistryAgent {
   /** Sample batches already accepted, for dedupe. */
   readonly seqs: SeqWindow;
-  /** Semaphore ids the engine holds for it: registered ones and any seen in samples or events since. */
+  /** Semaphore ids it reported, for its limit: registered ones and any seen in samples or events since. */
   ids: Set<string>;
-  /** semaphoreKey(service, instance, id) by id (replaced with the identity). */
-  keys: SemaphoreKeys;
   /** Its semaphores' slots by id: one lookup in a small map per sample (replaced with the identity). */
   slots: Map<string, SemaphoreSlot>;
   /** The connection speaking for it; a stale connection's close does not mark it down. */
@@ -46,56 +41,29 @@ export interface SemaphoreSlot {
   watched: WatchedList | undefined;
 }
 
-export class AgentRegistry {
-  private readonly agents = new Map<string, AgentRecord>();
+export class AgentRegistry extends RegistryBase<AgentRecord> {
   /** Per-semaphore running totals of the sample counters (the history's COUNTERS order), for /metrics. */
   readonly totals = new Map<string, Float64Array>();
 
-  get(agentId: string): AgentRecord | undefined {
-    return this.agents.get(agentId);
+  protected override create(agentId: string, hello: Hello, now: number, intervalMs: number): AgentRecord {
+    return { ...newRegistryAgent(agentId, hello, now, intervalMs), seqs: new SeqWindow(), ids: new Set(), slots: new Map(), owner: undefined, disconnectedAt: null, maxSemaphores: 0, registerParts: undefined };
   }
 
-  get size(): number {
-    return this.agents.size;
+  /** The engine retired the old identity's semaphores; the next register brings them back. */
+  protected override renamed(rec: AgentRecord): void {
+    rec.ids = new Set();
+    rec.slots = new Map();
   }
 
-  values(): IterableIterator<AgentRecord> {
-    return this.agents.values();
-  }
-
-  /** The record a hello makes or resumes; true in `renamed` when a known agent changed its identity. */
-  hello(connection: number, hello: Hello): { rec: AgentRecord; renamed: boolean } {
-    let rec = this.agents.get(hello.agentId);
-    let renamed = false;
-    if (rec === undefined) {
-      rec = {
-        agentId: hello.agentId,
-        service: hello.service,
-        instance: hello.instance,
-        seqs: new SeqWindow(),
-        ids: new Set(),
-        keys: new SemaphoreKeys(hello.service, hello.instance),
-        slots: new Map(),
-        owner: connection,
-        disconnectedAt: null,
-        maxSemaphores: 0,
-        registerParts: undefined,
-      };
-      this.agents.set(hello.agentId, rec);
-    } else if (rec.service !== hello.service || rec.instance !== hello.instance) {
-      // The engine retires the old identity's semaphores; the next register brings them back.
-      rec.service = hello.service;
-      rec.instance = hello.instance;
-      rec.ids = new Set();
-      rec.keys = new SemaphoreKeys(hello.service, hello.instance);
-      rec.slots = new Map();
-      renamed = true;
-    }
+  /** The connection that said hello now speaks for the agent (admitted by the engine's hello). */
+  connected(agentId: string, connection: number, features: readonly string[] | undefined): AgentRecord {
+    const rec = this.get(agentId);
+    if (rec === undefined) throw new Error(`agent ${agentId} said hello but is not registered`);
     rec.owner = connection;
     rec.disconnectedAt = null;
-    rec.maxSemaphores = semaphoreLimit(hello.features?.filter((f) => HUB_FEATURES.includes(f)));
+    rec.maxSemaphores = semaphoreLimit(features?.filter((f) => HUB_FEATURES.includes(f)));
     rec.registerParts = undefined;
-    return { rec, renamed };
+    return rec;
   }
 
   /** A register replaces the agent's list: its slots are made again as samples come. */
@@ -110,12 +78,15 @@ export class AgentRegistry {
     return rec.slots.get(id) ?? this.newSlot(rec, id);
   }
 
-  /** Drops the agent; returns its semaphores' keys (for the history to drop too). */
-  remove(rec: AgentRecord): string[] {
-    const keys = [...rec.ids].map((id) => rec.keys.key(id));
-    for (const key of keys) this.totals.delete(key);
-    this.agents.delete(rec.agentId);
-    return keys;
+  /** The keys of every semaphore the agent reported. */
+  keysOf(rec: AgentRecord): string[] {
+    return [...rec.ids].map((id) => rec.keys.key(id));
+  }
+
+  /** Forgets the agent and its semaphores' totals. */
+  override drop(rec: AgentRecord): void {
+    for (const key of this.keysOf(rec)) this.totals.delete(key);
+    super.drop(rec);
   }
 
   /**

@@ -149,7 +149,7 @@ export class HubMetrics {
     hubCounter("handshakes_refused", "Handshakes refused (unauthorized, unsupported_protocol).", () => st.handshakesRefused);
     hubCounter("ui_dropped", "Dashboards dropped for falling behind.", () => st.uiDropped);
     hubCounter("recorded_lines", "Lines written to the recording.", () => core.recording?.lines ?? 0);
-    hubGauge("agents_connected", "Agents connected now.", () => core.engine.agents().filter((a) => a.connected).length);
+    hubGauge("agents_connected", "Agents connected now.", () => core.registry.agents().filter((a) => a.connected).length);
     hubGauge("agents", "Agents the hub remembers.", () => core.agentCount);
     hubGauge("ui_clients", "Dashboards connected now.", () => this.uiClients());
     hubGauge("histories", "Semaphore histories held.", () => core.history.size);
@@ -163,7 +163,7 @@ export class HubMetrics {
       registers: [r],
       collect: () => {
         agentUp.reset();
-        for (const a of core.engine.agents()) agentUp.set({ service: a.service, instance: a.instance }, a.connected ? 1 : 0);
+        for (const a of core.registry.agents()) agentUp.set({ service: a.service, instance: a.instance }, a.connected ? 1 : 0);
       },
     });
 
@@ -241,7 +241,7 @@ export class HubMetrics {
   }
 
   async render(): Promise<string> {
-    this.current = this.core.engine.semaphores();
+    this.current = this.core.registry.semaphores();
     this.fleet = this.core.engine.fleet();
     // Totals of semaphores that are gone stop being exported, and are dropped.
     const live = new Set(this.current.map((s) => s.key));

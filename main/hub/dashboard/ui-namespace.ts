@@ -20,11 +20,11 @@ import {
   type UiToHubEvents,
 } from "../../../shared/ui-protocol/index.js";
 import { UI_NAMESPACE } from "../../../shared/protocol/index.js";
-import { contained, reply, splitArgs } from "../ingest/agent-namespace.js";
+import { contained, reply, splitArgs } from "../socket/listener.js";
 import type { Ack } from "../../../shared/protocol/index.js";
 import type { TokenCheck } from "../auth.js";
 import type { HubCore } from "../core/hub-core.js";
-import { TokenBucket } from "../ingest/rate-limit.js";
+import { TokenBucket } from "../socket/token-bucket.js";
 import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/index.js";
 import { fleetHistoryView, historyView, snapshot, uiFleet, uiSemaphore, type ViewResult } from "./views.js";
 
@@ -222,7 +222,7 @@ export class UiNamespace {
     const core = this.core;
     const delta: UiDelta = { seq: ++this.seq, serverTime: core.now(), rejected };
     if (changes.keys.size > 0 || changes.structure) {
-      const all = core.engine.semaphores();
+      const all = core.registry.semaphores();
       const current = new Set(all.map((s) => s.key));
       // A config goes out once per registration: dashboards keep the one they have.
       const configChanged = (key: string, info: SemaphoreInfo): boolean => {
@@ -240,7 +240,7 @@ export class UiNamespace {
       }
       this.known = current;
     }
-    if (changes.agents.size > 0) delta.agents = core.engine.agents().filter((a) => changes.agents.has(a.agentId));
+    if (changes.agents.size > 0) delta.agents = core.registry.agents().filter((a) => changes.agents.has(a.agentId));
     if (changes.removedAgents.size > 0) delta.removedAgents = [...changes.removedAgents];
     if (changes.alerts.length > 0) delta.alerts = [...changes.alerts];
     if (changes.keys.size > 0 || changes.structure || changes.agents.size > 0 || changes.removedAgents.size > 0) {

@@ -53,7 +53,7 @@ export function historyView(core: HubCore, key: string, q: WindowQuery): ViewRes
 }
 
 export function fleetHistoryView(core: HubCore, service: string, name: string, q: WindowQuery): ViewResult<{ key: string; window: UiWindow }> {
-  const keys = core.engine
+  const keys = core.registry
     .semaphores()
     .filter((s) => s.service === service && s.name === name)
     .map((s) => s.key);
@@ -131,7 +131,7 @@ export function uiConfig(info: SemaphoreInfo): UiSemaphoreConfig {
  */
 export function uiSemaphore(core: HubCore, s: SemaphoreState, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore {
   const out: UiSemaphore = { ...s, t: core.history.get(s.key)?.latestT() ?? null, last: s.last === null ? null : uiSample(s.last) };
-  const info = core.engine.semaphoreInfo(s.key);
+  const info = core.registry.semaphoreInfo(s.key);
   if (info !== undefined && (withConfig === undefined || withConfig(s.key, info))) out.config = uiConfig(info);
   return out;
 }
@@ -139,7 +139,7 @@ export function uiSemaphore(core: HubCore, s: SemaphoreState, withConfig?: (key:
 /** Every semaphore (or those in `only`) as uiSemaphore makes it. */
 export function uiSemaphores(core: HubCore, only?: ReadonlySet<string>, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore[] {
   const out: UiSemaphore[] = [];
-  for (const s of core.engine.semaphores()) {
+  for (const s of core.registry.semaphores()) {
     if (only !== undefined && !only.has(s.key)) continue;
     out.push(uiSemaphore(core, s, withConfig));
   }
@@ -174,7 +174,7 @@ export function snapshot(core: HubCore, deltaSeq: number, deltaIntervalMs: numbe
   return {
     serverTime: core.now(),
     deltaSeq,
-    state: { hub: core.hubInfo(), agents: core.engine.agents(), semaphores: sems, alerts: core.engine.activeAlerts() },
+    state: { hub: core.hubInfo(), agents: core.registry.agents(), semaphores: sems, alerts: core.engine.activeAlerts() },
     alertLog: core.engine.allAlerts(),
     fleet: uiFleet(core.engine.fleet()),
     thresholds: core.engine.thresholds,

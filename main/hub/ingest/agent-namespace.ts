@@ -9,38 +9,9 @@ import type { Ack } from "../../../shared/protocol/index.js";
 import { AGENT_EVENTS, AgentSession, isAgentEvent, type AgentEventName, type Job } from "./agent-session.js";
 import type { TokenCheck } from "../auth.js";
 import type { HubCore } from "../core/hub-core.js";
-import { AddressBudgets, CombinedBudget, WorkBudget } from "./rate-limit.js";
-
-/** socket.io appends the ack callback as the last argument, when the client asked for one. */
-export function splitArgs(args: unknown[]): { payload: unknown; ack: ((answer: unknown) => void) | undefined } {
-  const last = args.at(-1);
-  if (typeof last === "function") {
-    return { payload: args.length > 1 ? args[0] : undefined, ack: last as (answer: unknown) => void };
-  }
-  return { payload: args[0], ack: undefined };
-}
-
-export function reply(ack: ((answer: unknown) => void) | undefined, answer: unknown): void {
-  if (ack === undefined) return;
-  try {
-    ack(answer);
-  } catch {
-    // An answer that cannot be sent (connection gone) is nothing the hub can act on.
-  }
-}
-
-/**
- * Runs a handler so that a bug in it costs one message, not the process: socket.io calls
- * listeners synchronously from the socket's data handler, where a throw would be uncaught.
- */
-export function contained<T>(what: string, log: (line: string) => void, fallback: T, fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    log(`semscope hub: ${what} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return fallback;
-  }
-}
+import { AddressBudgets, CombinedBudget } from "./rate-limit.js";
+import { contained, reply, splitArgs } from "../socket/listener.js";
+import { TokenBucket } from "../socket/token-bucket.js";
 
 /**
  * Pausing a WebSocket stops reading its TCP socket (ws's pause()), so what the lane cannot yet
@@ -137,7 +108,7 @@ export function attachAgentNamespace(
   nsp.on("connection", (socket) => {
     const session = new AgentSession(core, ++connections, limits.rate, (request) => socket.emit("flight_request", request));
     const address = socket.handshake.address;
-    const budget = new CombinedBudget([new WorkBudget(limits.budget.itemsPerSecond, limits.budget.burst), addresses.acquire(address)]);
+    const budget = new CombinedBudget([new TokenBucket(limits.budget.itemsPerSecond, limits.budget.burst), addresses.acquire(address)]);
     const lane = scheduler.add(new Lane(session, transportOf(socket), budget));
     /** Rate first, as it arrives; then in order, on the lane. */
     const submit = (item: Message, cost: number) => {

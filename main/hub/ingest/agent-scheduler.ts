@@ -4,7 +4,7 @@
 // and yields to I/O every few milliseconds. So an agent sending full 1,000-item batches as fast as
 // it may costs another agent a slice of waiting, not whole batches queued ahead of it.
 //
-// Each lane also has a work budget (rate-limit.ts WorkBudget), and shares one with every other
+// Each lane also has a work budget (a TokenBucket, rate-limit.ts), and shares one with every other
 // connection from its address; both are charged as a message arrives with the items it carries. Over it, a WebSocket lane is not read until the budget is back
 // (backpressure: the hub does not even decode what it cannot yet afford) and is never refused, so
 // an honest agent replaying its backlog is slowed, not dropped; a lane that cannot be paused

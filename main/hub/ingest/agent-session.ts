@@ -6,7 +6,7 @@ import { agentPayloadSchemas, HUB_FEATURES, parsePayload, type Ack, type AgentTo
 import { SamplesCheck } from "../../../shared/protocol/samples-check.js";
 import type { AgentRecord, HubCore } from "../core/hub-core.js";
 import { StoreJob } from "./store-pipeline.js";
-import { TokenBucket } from "./rate-limit.js";
+import { TokenBucket } from "../socket/token-bucket.js";
 
 
 /** Work done a slice at a time: `step` does about `maxUnits` units and gives the answer once finished. */

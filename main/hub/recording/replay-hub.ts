@@ -8,7 +8,7 @@ import { Server } from "socket.io";
 import { z } from "zod";
 import { LIMITS, parsePayload, type Ack } from "../../../shared/protocol/index.js";
 import { REPLAY_NAMESPACE, UI_LIMITS, type HubToReplayEvents, type ReplayStatus, type ReplayToHubEvents } from "../../../shared/ui-protocol/index.js";
-import { contained, reply, splitArgs } from "../ingest/agent-namespace.js";
+import { contained, reply, splitArgs } from "../socket/listener.js";
 import { TokenCheck } from "../auth.js";
 import type { HubCore } from "../core/hub-core.js";
 import { HubConfigError, isLoopback, urlHost } from "../options.js";

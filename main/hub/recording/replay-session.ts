@@ -306,7 +306,7 @@ export class ReplaySession {
       case "start": {
         const p = line.p as SegmentStart;
         // A continued segment joined after its predecessor only restates what the core has.
-        if (p.continues !== undefined && this.position > 1 && core.engine.agents().length > 0) {
+        if (p.continues !== undefined && this.position > 1 && core.registry.agents().length > 0) {
           this.skip = p.preamble ?? 0;
           return;
         }

@@ -15,7 +15,7 @@ describe("agent_down", () => {
     expect(raised[0].alert.semaphore).toBeUndefined();
     expect(raised[0].alert.message).toBe("checkout/web-1 is down: nothing heard for 3 s (3 × its 1 s interval)");
     expect(engine.tick(lastSeen + 60_000)).toEqual([]);
-    expect(engine.agents()).toEqual([{ agentId: "agent-1", service: "checkout", instance: "web-1", connected: true, lastSeen }]);
+    expect(engine.registry.agents()).toEqual([{ agentId: "agent-1", service: "checkout", instance: "web-1", connected: true, lastSeen }]);
 
     // Back: any message resolves it, at the hub time it arrived.
     agent.t += 60_000;
@@ -50,14 +50,14 @@ describe("agent_down", () => {
     const down = engine.disconnect("agent-1", agent.now + 120);
     expect(down.map((c) => [c.kind, c.alert.rule, c.alert.raisedAt])).toEqual([["raised", "agent_down", agent.now + 120]]);
     expect(down[0].alert.message).toBe("checkout/web-1 is down: disconnected");
-    expect(engine.agents()[0].connected).toBe(false);
+    expect(engine.registry.agents()[0].connected).toBe(false);
     // A disconnected agent is not "silent" on top of it.
     expect(engine.tick(agent.now + 60_000)).toEqual([]);
     const back = agent.hello(agent.now + 61_000);
     expect(back.map((c) => [c.kind, c.alert.resolvedAt])).toEqual([["resolved", agent.now + 61_000]]);
-    expect(engine.agents()[0].connected).toBe(true);
+    expect(engine.registry.agents()[0].connected).toBe(true);
     // Resume keeps its semaphores without a new register.
-    expect(engine.status(agent.key("db"))).toBe("ok");
+    expect(engine.registry.status(agent.key("db"))).toBe("ok");
   });
 
   it("counts a refused message (touch) as the agent being alive", () => {
@@ -82,7 +82,7 @@ describe("agent_down", () => {
     fresh.send([sample("db")]);
     expect(engine.tick(fresh.now + 1000)).toEqual([]);
     // The semaphore is now the new agent's; the name goes down only when the new one does.
-    expect(engine.semaphores().map((s) => [s.key, s.agentId])).toEqual([["checkout/web-1/db", "new"]]);
+    expect(engine.registry.semaphores().map((s) => [s.key, s.agentId])).toEqual([["checkout/web-1/db", "new"]]);
     expect(kinds(engine.disconnect("new", fresh.now + 20))).toEqual(["raised:agent_down"]);
   });
 
@@ -95,8 +95,8 @@ describe("agent_down", () => {
       "resolved:double_release:agent forgotten",
       "resolved:agent_down:forgotten",
     ]);
-    expect(engine.agents()).toEqual([]);
-    expect(engine.semaphores()).toEqual([]);
+    expect(engine.registry.agents()).toEqual([]);
+    expect(engine.registry.semaphores()).toEqual([]);
     expect(engine.activeAlerts()).toEqual([]);
     expect(engine.samples("agent-1", { seq: 9, t: T0 + 99_000, intervalMs: 1000, items: [sample("db", { doubleReleases: 3 })] }, T0)).toEqual([]);
   });

@@ -6,7 +6,7 @@ describe("convoy", () => {
     const { engine, agent } = setup();
     const before = ofRule(agent.sendMany(4, () => [convoySample("db")]), "convoy");
     expect(before).toEqual([]);
-    expect(engine.status(agent.key("db"))).toBe("saturated");
+    expect(engine.registry.status(agent.key("db"))).toBe("saturated");
 
     const raised = ofRule(agent.send([convoySample("db")]), "convoy");
     expect(raised).toHaveLength(1);
@@ -19,7 +19,7 @@ describe("convoy", () => {
     expect(a.message).toContain("db on checkout/web-1");
     expect(a.message).toContain("10/10 in use, 5 waiting");
     expect(a.evidence).toMatchObject({ cap: 10, inUse: 10, window: { from: T0, to: T0 + 5000, coveredMs: 5000, samples: 5 } });
-    expect(engine.status(agent.key("db"))).toBe("convoy");
+    expect(engine.registry.status(agent.key("db"))).toBe("convoy");
 
     // Saturated but the queue is gone: four quiet seconds are not enough...
     expect(ofRule(agent.sendMany(4, () => [sample("db", { inUse: 10 })]), "convoy")).toEqual([]);
@@ -27,7 +27,7 @@ describe("convoy", () => {
     const resolved = ofRule(agent.send([sample("db", { inUse: 10 })]), "convoy");
     expect(resolved.map((c) => c.kind)).toEqual(["resolved"]);
     expect(resolved[0].alert.resolvedAt).toBe(T0 + 10_000);
-    expect(engine.status(agent.key("db"))).toBe("saturated");
+    expect(engine.registry.status(agent.key("db"))).toBe("saturated");
   });
 
   it("is not raised by 4.9 s of convoy", () => {
@@ -70,7 +70,7 @@ describe("convoy", () => {
     // Full, slow waits, but nobody queued.
     agent.sendMany(10, () => [convoySample("db", { waiters: 0 })]);
     expect(ofRule(agent.log, "convoy")).toEqual([]);
-    expect(engine.status(agent.key("db"))).toBe("saturated");
+    expect(engine.registry.status(agent.key("db"))).toBe("saturated");
   });
 
   it("does not flap: waiters coming and going neither resolve nor re-raise it", () => {

@@ -171,7 +171,7 @@ function play(script: Script, split: boolean, known: false | "hub" | "stale" = f
     changes,
     all: engine.allAlerts(),
     active: engine.activeAlerts(),
-    semaphores: engine.semaphores().map((s) => [s.key, s.status, s.agentId]),
+    semaphores: engine.registry.semaphores().map((s) => [s.key, s.status, s.agentId]),
     fleet: engine.fleet(),
   };
 }

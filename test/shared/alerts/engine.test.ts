@@ -5,15 +5,15 @@ import { convoySample, info, kinds, ofRule, sample, ScriptedAgent, setup, T0 } f
 describe("AlertEngine", () => {
   it("reports status per semaphore: leak over convoy over saturated over ok", () => {
     const { engine, agent } = setup({ infos: [info("db"), info("cache")] });
-    expect(engine.status(agent.key("db"))).toBe("ok");
-    expect(engine.status("checkout/web-1/nope")).toBeUndefined();
+    expect(engine.registry.status(agent.key("db"))).toBe("ok");
+    expect(engine.registry.status("checkout/web-1/nope")).toBeUndefined();
     agent.send([sample("db", { inUse: 3 }), sample("cache", { inUse: 2, waiters: 1 })]);
-    expect([engine.status(agent.key("db")), engine.status(agent.key("cache"))]).toEqual(["ok", "saturated"]);
+    expect([engine.registry.status(agent.key("db")), engine.registry.status(agent.key("cache"))]).toEqual(["ok", "saturated"]);
     agent.sendMany(5, () => [convoySample("db"), sample("cache")]);
-    expect(engine.status(agent.key("db"))).toBe("convoy");
+    expect(engine.registry.status(agent.key("db"))).toBe("convoy");
     agent.events([{ id: "db", type: "leak_suspected", holderId: "h", heldMs: 99_000 }]);
-    expect(engine.status(agent.key("db"))).toBe("leak");
-    const state = engine.semaphores().find((s) => s.key === agent.key("db"));
+    expect(engine.registry.status(agent.key("db"))).toBe("leak");
+    const state = engine.registry.semaphores().find((s) => s.key === agent.key("db"));
     expect(state).toMatchObject({ agentId: "agent-1", service: "checkout", instance: "web-1", id: "db", name: "db", kind: "semaphore", cap: 10, inUse: 10, available: 0, waiters: 5, status: "leak" });
   });
 
@@ -61,8 +61,8 @@ describe("AlertEngine", () => {
     expect(changes.map((c) => [c.kind, c.alert.rule, c.alert.resolvedAt, c.alert.evidence?.resolution])).toEqual([
       ["resolved", "double_release", T0 + 1000, "unregistered"],
     ]);
-    expect(engine.status(agent.key("db"))).toBeUndefined();
-    expect(engine.semaphores().map((s) => s.id)).toEqual(["cache"]);
+    expect(engine.registry.status(agent.key("db"))).toBeUndefined();
+    expect(engine.registry.semaphores().map((s) => s.id)).toEqual(["cache"]);
   });
 
   it("ignores a re-sent or out-of-order batch, so at-least-once delivery counts nothing twice", () => {
@@ -78,8 +78,8 @@ describe("AlertEngine", () => {
   it("tracks a semaphore it never saw registered", () => {
     const { engine, agent } = setup({ infos: [] });
     agent.send([sample("ghost", { inUse: 1, available: 1 })]);
-    expect(engine.status(agent.key("ghost"))).toBe("leak");
-    expect(engine.semaphores()[0]).toMatchObject({ id: "ghost", name: "ghost", kind: "unknown" });
+    expect(engine.registry.status(agent.key("ghost"))).toBe("leak");
+    expect(engine.registry.semaphores()[0]).toMatchObject({ id: "ghost", name: "ghost", kind: "unknown" });
   });
 
   it("ignores messages from an agent that never said hello", () => {
@@ -90,7 +90,7 @@ describe("AlertEngine", () => {
     expect(engine.disconnect("x", T0)).toEqual([]);
     expect(engine.touch("x", T0)).toEqual([]);
     expect(engine.allAlerts()).toEqual([]);
-    expect(engine.agents()).toEqual([]);
+    expect(engine.registry.agents()).toEqual([]);
   });
 
   // The hub's tick asks this every second, and records a tick only when the answer is yes.
@@ -98,17 +98,17 @@ describe("AlertEngine", () => {
     const engine = new AlertEngine();
     const a = new ScriptedAgent(engine, "a", "checkout", "web-1");
     const b = new ScriptedAgent(engine, "b", "checkout", "web-2");
-    const asAgents = () => engine.agents().some((x) => x.connected);
-    expect([engine.anyConnected(), asAgents()]).toEqual([false, false]);
+    const asAgents = () => engine.registry.agents().some((x) => x.connected);
+    expect([engine.registry.anyConnected(), asAgents()]).toEqual([false, false]);
     a.hello();
     b.hello();
-    expect([engine.anyConnected(), asAgents()]).toEqual([true, true]);
+    expect([engine.registry.anyConnected(), asAgents()]).toEqual([true, true]);
     engine.disconnect("a", T0);
-    expect([engine.anyConnected(), asAgents()]).toEqual([true, true]);
+    expect([engine.registry.anyConnected(), asAgents()]).toEqual([true, true]);
     engine.disconnect("b", T0);
-    expect([engine.anyConnected(), asAgents()]).toEqual([false, false]);
+    expect([engine.registry.anyConnected(), asAgents()]).toEqual([false, false]);
     b.hello();
-    expect([engine.anyConnected(), asAgents()]).toEqual([true, true]);
+    expect([engine.registry.anyConnected(), asAgents()]).toEqual([true, true]);
   });
 
   it("keys per-semaphore alerts by service/instance/id, so replicas do not share them", () => {

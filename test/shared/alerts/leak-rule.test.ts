@@ -14,7 +14,7 @@ describe("leak", () => {
     expect(a.raisedAt).toBe(T0 + 1250);
     expect(a.message).toBe("db on checkout/web-1: 1 permit held > 10 s and not released, acquired at checkout (/app/src/db.ts:42:7)");
     expect(a.evidence).toMatchObject({ suspectedHolders: 1, holders: [{ holderId: "h1", heldMs: 10_400, stack: STACK, t: T0 + 1250 }] });
-    expect(engine.status(agent.key("db"))).toBe("leak");
+    expect(engine.registry.status(agent.key("db"))).toBe("leak");
 
     const second = agent.events([{ id: "db", type: "leak_suspected", holderId: "h2", heldMs: 30_000 }], 300);
     expect(second.map((c) => c.kind)).toEqual(["updated"]);
@@ -25,11 +25,11 @@ describe("leak", () => {
 
     const one = agent.events([{ id: "db", type: "leak_resolved", holderId: "h1" }], 100);
     expect(one.map((c) => c.kind)).toEqual(["updated"]);
-    expect(engine.status(agent.key("db"))).toBe("leak");
+    expect(engine.registry.status(agent.key("db"))).toBe("leak");
     const done = agent.events([{ id: "db", type: "leak_resolved", holderId: "h2" }], 700);
     expect(done.map((c) => c.kind)).toEqual(["resolved"]);
     expect(done[0].alert.resolvedAt).toBe(agent.t + 700);
-    expect(engine.status(agent.key("db"))).toBe("ok");
+    expect(engine.registry.status(agent.key("db"))).toBe("ok");
   });
 
   it("is raised at once by a sample breaking available + inUse = cap, and resolved by the next sample that holds", () => {
@@ -47,14 +47,14 @@ describe("leak", () => {
 
     const resolved = ofRule(agent.send([sample("db", { inUse: 5 })]), "leak");
     expect(resolved.map((c) => [c.kind, c.alert.resolvedAt])).toEqual([["resolved", T0 + 7000]]);
-    expect(engine.status(agent.key("db"))).toBe("ok");
+    expect(engine.registry.status(agent.key("db"))).toBe("ok");
   });
 
   it("accepts a negative available while a lowered cap is over-subscribed", () => {
     const { engine, agent } = setup();
     agent.sendMany(3, () => [sample("db", { cap: 5, inUse: 8, available: -3 })]);
     expect(ofRule(agent.log, "leak")).toEqual([]);
-    expect(engine.status(agent.key("db"))).toBe("saturated");
+    expect(engine.registry.status(agent.key("db"))).toBe("saturated");
   });
 
   it("is not resolved by leak_resolved while the check is still broken", () => {
@@ -89,7 +89,7 @@ describe("leak", () => {
     const { engine, agent } = setup({ infos: [info("db"), info("cache")] });
     agent.events([{ id: "db", type: "leak_suspected", holderId: "h1", heldMs: 20_000 }]);
     agent.events([{ id: "cache", type: "leak_resolved", holderId: "h1" }]);
-    expect(engine.status(agent.key("db"))).toBe("leak");
-    expect(engine.status(agent.key("cache"))).toBe("ok");
+    expect(engine.registry.status(agent.key("db"))).toBe("leak");
+    expect(engine.registry.status(agent.key("cache"))).toBe("ok");
   });
 });

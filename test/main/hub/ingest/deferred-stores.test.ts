@@ -81,7 +81,7 @@ function run(inputs: readonly Input[], flushes?: readonly boolean[]): { alerts: 
     windows: keys.map((k) => core.history.get(k)?.window("1s", -Infinity, Infinity)),
     // Each semaphore's latest sample and status: a deferred batch's items are stored from reused
     // objects (sample-arena.ts), and a store that kept one would show another's numbers here.
-    semaphores: core.engine.semaphores(),
+    semaphores: core.registry.semaphores(),
     deferred,
   };
 }
@@ -176,7 +176,7 @@ describe("deferred stores in a running hub", () => {
     expect(ui.snapshot.state.semaphores.map((x) => [x.key, x.inUse])).toEqual([["checkout/web-1/db", 8]]);
 
     expect(await request<AckAnswer>(s, "samples", batch(2, [sample("db", { inUse: 9, available: 1 })]))).toEqual({ ok: true, seq: 2 });
-    expect(hub.engine.semaphores().map((x) => x.inUse)).toEqual([9]);
+    expect(hub.state().semaphores.map((x) => x.inUse)).toEqual([9]);
 
     // Held from before (not a read through the hub): stored by the hub's own flush, soon after.
     const h = hub.history.get("checkout/web-1/db")!;

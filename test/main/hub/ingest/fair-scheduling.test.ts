@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AgentScheduler, Lane, SLICE_ITEMS, type Item } from "../../../../main/hub/ingest/agent-scheduler.js";
 import type { Job } from "../../../../main/hub/ingest/agent-session.js";
 import { HubCore } from "../../../../main/hub/core/hub-core.js";
-import { AddressBudgets, CombinedBudget, WorkBudget } from "../../../../main/hub/ingest/rate-limit.js";
+import { AddressBudgets, CombinedBudget } from "../../../../main/hub/ingest/rate-limit.js";
+import { TokenBucket } from "../../../../main/hub/socket/token-bucket.js";
 import type { Alert, SamplesBatch } from "../../../../shared/protocol/index.js";
 import { agent, cleanupAll, client, hello, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
@@ -131,7 +132,7 @@ describe("AgentScheduler", () => {
 
   it("runs a lane's messages in order, its last (the disconnect) after everything it sent", async () => {
     const sched = new AgentScheduler(hooks());
-    const lane = sched.add(new Lane({ service: "a" }, transport(), new WorkBudget(1e6, 1e6)));
+    const lane = sched.add(new Lane({ service: "a" }, transport(), new TokenBucket(1e6, 1e6)));
     const log: string[] = [];
     const answers: unknown[] = [];
     sched.push(lane, { run: () => job(log, "big", 3), answer: (a) => answers.push(a) }, 1);
@@ -146,8 +147,8 @@ describe("AgentScheduler", () => {
   it("answers a message at once when nothing else waits, and queues it behind what does", async () => {
     const sched = new AgentScheduler(hooks());
     const t = transport();
-    const a = sched.add(new Lane({ service: "a" }, t, new WorkBudget(1e6, 1e6)));
-    const b = sched.add(new Lane({ service: "b" }, transport(), new WorkBudget(1e6, 1e6)));
+    const a = sched.add(new Lane({ service: "a" }, t, new TokenBucket(1e6, 1e6)));
+    const b = sched.add(new Lane({ service: "b" }, transport(), new TokenBucket(1e6, 1e6)));
     const log: string[] = [];
     // Idle: answered inside push(), the socket never paused.
     sched.push(a, { run: () => (log.push("a1"), { ok: true }), answer: () => log.push("answer a1") }, 1);
@@ -163,7 +164,7 @@ describe("AgentScheduler", () => {
 
   it("sends an answer known early before the rest of its work, and only once", () => {
     const sched = new AgentScheduler(hooks());
-    const lane = sched.add(new Lane({ service: "a" }, transport(), new WorkBudget(1e6, 1e6)));
+    const lane = sched.add(new Lane({ service: "a" }, transport(), new TokenBucket(1e6, 1e6)));
     const log: string[] = [];
     let steps = 0;
     const early: Job & { early?: { ok: true } } = {
@@ -183,8 +184,8 @@ describe("AgentScheduler", () => {
 
   it("lets a light lane in between the slices of a heavy one", async () => {
     const sched = new AgentScheduler(hooks());
-    const heavy = sched.add(new Lane({ service: "h" }, transport(), new WorkBudget(1e6, 1e6)));
-    const light = sched.add(new Lane({ service: "l" }, transport(), new WorkBudget(1e6, 1e6)));
+    const heavy = sched.add(new Lane({ service: "h" }, transport(), new TokenBucket(1e6, 1e6)));
+    const light = sched.add(new Lane({ service: "l" }, transport(), new TokenBucket(1e6, 1e6)));
     const log: string[] = [];
     sched.push(heavy, { run: () => job(log, "heavy", 6), answer: () => undefined }, 1);
     sched.push(light, { run: () => (log.push("light"), { ok: true }), answer: () => undefined }, 1);
@@ -197,7 +198,7 @@ describe("AgentScheduler", () => {
     let storing: string | undefined = "s";
     const sched = new AgentScheduler(hooks((svc) => (svc === undefined ? storing !== undefined : svc === storing)));
     const log: string[] = [];
-    const lane = (service: string | undefined) => sched.add(new Lane({ service }, transport(), new WorkBudget(1e6, 1e6)));
+    const lane = (service: string | undefined) => sched.add(new Lane({ service }, transport(), new TokenBucket(1e6, 1e6)));
     const item = (name: string, claims?: string): Item => ({ run: () => (log.push(name), { ok: true }), claims, answer: () => undefined });
     sched.push(lane("s"), item("same"), 1);
     sched.push(lane(undefined), item("hello s", "s"), 1);
@@ -221,7 +222,7 @@ describe("AgentScheduler", () => {
     let storing: string | undefined;
     const sched = new AgentScheduler(hooks((svc) => storing !== undefined && (svc === undefined || svc === storing)));
     const log: string[] = [];
-    const lane = () => sched.add(new Lane({ service: "s" }, transport(), new WorkBudget(1e6, 1e6)));
+    const lane = () => sched.add(new Lane({ service: "s" }, transport(), new TokenBucket(1e6, 1e6)));
     let left = 3;
     const big: Job = {
       work: 0,
@@ -240,7 +241,7 @@ describe("AgentScheduler", () => {
   it("stops reading a lane over its budget until the budget is back, and refuses nothing", async () => {
     const sched = new AgentScheduler(hooks());
     const t = transport();
-    const lane = sched.add(new Lane({ service: "a" }, t, new WorkBudget(1000, 100)));
+    const lane = sched.add(new Lane({ service: "a" }, t, new TokenBucket(1000, 100)));
     let answered = 0;
     for (let i = 0; i < 3; i++) expect(sched.push(lane, { run: () => ({ ok: true }), answer: () => answered++ }, 100)).toBe(true);
     expect(t.calls).toEqual(["pause"]);
@@ -256,10 +257,10 @@ describe("AgentScheduler", () => {
 describe("budgets by address", () => {
   it("charge every connection from the address, and are forgotten with the last of them", () => {
     const budgets = new AddressBudgets(1000, 100);
-    const a = new CombinedBudget([new WorkBudget(1e6, 1e6), budgets.acquire("10.0.0.1")]);
-    const b = new CombinedBudget([new WorkBudget(1e6, 1e6), budgets.acquire("10.0.0.1")]);
-    const other = new CombinedBudget([new WorkBudget(1e6, 1e6), budgets.acquire("10.0.0.2")]);
-    const own = new CombinedBudget([new WorkBudget(10, 10), budgets.acquire("10.0.0.2")]);
+    const a = new CombinedBudget([new TokenBucket(1e6, 1e6), budgets.acquire("10.0.0.1")]);
+    const b = new CombinedBudget([new TokenBucket(1e6, 1e6), budgets.acquire("10.0.0.1")]);
+    const other = new CombinedBudget([new TokenBucket(1e6, 1e6), budgets.acquire("10.0.0.2")]);
+    const own = new CombinedBudget([new TokenBucket(10, 10), budgets.acquire("10.0.0.2")]);
     const now = performance.now();
     a.charge(150, now);
     // 50 over a budget refilling at 1 a millisecond: b waits 50 ms for what a did; the other address not at all.
