@@ -8,7 +8,7 @@
 // the global view) are rare next to writes and get a fresh Sample, equal to the one written
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
 import { HOLD_AT, PAIRS_AT, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
-import type { Sample, SampleGlobal, SparseHist, Summary } from "./types.js";
+import type { Sample, SampleGlobal, SampleShare, SparseHist, Summary } from "./types.js";
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
 const INITIAL_PAIRS = 8;
@@ -34,6 +34,8 @@ export class LatestSample {
   private pairs = INITIAL_PAIRS;
   /** Kept as is: only global semaphores send it, and it is small. */
   private global: SampleGlobal | undefined = undefined;
+  /** Kept as is: only semaphores sharing a budget send it, and it is four fields. */
+  private share: SampleShare | undefined = undefined;
   private held = false;
   /** The Sample last built by get(), until the next set(). */
   private built: Sample | null = null;
@@ -67,6 +69,7 @@ export class LatestSample {
     }
     writeSampleNumbers(this.values, 0, s, PAIRS_AT, PAIRS_AT + 2 * this.pairs);
     this.global = s.global;
+    this.share = s.share;
     this.held = true;
     this.built = null;
   }
@@ -74,6 +77,7 @@ export class LatestSample {
   clear(): void {
     this.held = false;
     this.global = undefined;
+    this.share = undefined;
     this.built = null;
   }
 
@@ -112,6 +116,7 @@ export class LatestSample {
       longestHoldMs: v[12],
     };
     if (this.global !== undefined) out.global = this.global;
+    if (this.share !== undefined) out.share = this.share;
     this.built = out;
     return out;
   }

@@ -17,6 +17,7 @@ import {
   type Register,
   type Sample,
   type SampleGlobal,
+  type SampleShare,
   type SamplesBatch,
   type SemaphoreInfo,
   type SparseHist,
@@ -233,6 +234,13 @@ export const sampleGlobalSchema = z.object({
   own: boundedArray(wireString(), PAYLOAD_LIMITS.maxGlobalHolders),
 }) satisfies z.ZodType<SampleGlobal>;
 
+export const sampleShareSchema = z.object({
+  budget: count(),
+  replicas: count(),
+  target: count(),
+  reachable: z.boolean({ error: orRequired("must be a boolean") }),
+}) satisfies z.ZodType<SampleShare>;
+
 export const sampleSchema = z.object({
   id: wireString(),
   cap: amount(),
@@ -252,6 +260,7 @@ export const sampleSchema = z.object({
   holdMs: summarySchema,
   longestHoldMs: amount(),
   global: sampleGlobalSchema.optional(),
+  share: sampleShareSchema.optional(),
 }) satisfies z.ZodType<Sample>;
 
 export const samplesBatchSchema = z.object({
@@ -357,6 +366,7 @@ type _SchemasMatchTypes = [
   Assert<Same<z.output<typeof sparseHistSchema>, SparseHist>>,
   Assert<Same<z.output<typeof summarySchema>, Summary>>,
   Assert<Same<z.output<typeof sampleGlobalSchema>, SampleGlobal>>,
+  Assert<Same<z.output<typeof sampleShareSchema>, SampleShare>>,
   Assert<Same<z.output<typeof sampleSchema>, Sample>>,
   Assert<Same<z.output<typeof samplesBatchSchema>, SamplesBatch>>,
   Assert<Same<z.output<typeof agentEventSchema>, AgentEvent>>,
