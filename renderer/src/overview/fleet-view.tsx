@@ -10,7 +10,7 @@ import { useApp, useChannel, useStoreValue } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
 import { RowStatus, UtilBar } from "../app/widgets.js";
 import { filterReadsStatus, matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
-import { fleetRows, sortFleetRows, type FleetRow } from "../logic/fleet-rows.js";
+import { fleetRows, sharesTitle, sortFleetRows, type FleetRow } from "../logic/fleet-rows.js";
 import { fmtCount, fmtDuration } from "../logic/format.js";
 import { nextSort, type SortKey, type SortSpec } from "../logic/sorting.js";
 import { countStatuses } from "../logic/status.js";
@@ -78,7 +78,15 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
         {global !== undefined && global.inUse === null ? "—" : fmtCount(inUse)}
         <span className="muted"> / {fmtCount(f.cap)}</span>
       </span>
-      <span className={`c-num mono ${f.overBudget ? "bad-text" : f.budget === null ? "muted" : ""}`}>{f.budget === null ? "—" : fmtCount(f.budget)}</span>
+      <span className={`c-num mono ${f.overBudget ? "bad-text" : f.budget === null ? "muted" : ""}`}>
+        {f.budget === null ? "—" : fmtCount(f.budget)}
+        {row.shares !== null && (
+          <span className={`share-split small ${row.shares.some((x) => !x.reachable) ? "warn-text" : "muted"}`} data-testid="shares" title={sharesTitle(f.budget, row.shares)}>
+            {" "}
+            ÷ {row.shares.map((x) => x.cap).join("·")}
+          </span>
+        )}
+      </span>
       <span className={`c-num mono ${f.waiters > 0 ? "warn-text" : "muted"}`}>{fmtCount(f.waiters)}</span>
       <span className="c-num mono">{fmtDuration(row.waitP99)}</span>
       <span className="c-num mono">{fmtDuration(row.holdP99)}</span>
