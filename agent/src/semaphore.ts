@@ -251,6 +251,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       leakThresholdMs: this.leakThresholdMs ?? null,
       scope: "process",
       ...(this.budget !== undefined ? { budget: this.budget } : {}),
+      ...(this.replicaShare !== undefined ? { share: "replicas" as const } : {}),
     };
   }
 

@@ -91,6 +91,10 @@ export class LatestSample {
   get waiters(): number {
     return this.values[3];
   }
+  /** The latest sample's share of a budget split across replicas, if it had one. */
+  get shareBlock(): SampleShare | undefined {
+    return this.held ? this.share : undefined;
+  }
 
   /** The latest sample as a Sample (fields in schema order), or null; do not mutate it. */
   get(): Sample | null {

@@ -185,6 +185,7 @@ export const semaphoreInfoSchema = z.object({
   leakThresholdMs: amount(OR_NULL_AMOUNT).nullable(),
   scope: oneOf(["process", "global"]),
   budget: amount().optional(),
+  share: oneOf(["replicas"]).optional(),
 }) satisfies z.ZodType<SemaphoreInfo>;
 
 export const registerSchema = z.object({

@@ -59,6 +59,8 @@ export interface SemaphoreInfo {
   leakThresholdMs: number | null;
   scope: Scope;
   budget?: number;
+  /** Optional addition: "replicas" when the cap is this replica's share of `budget` (Sample.share). */
+  share?: "replicas";
 }
 
 export interface Register {

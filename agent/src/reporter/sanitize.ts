@@ -79,6 +79,7 @@ export function sanitizeInfo(info: SemaphoreInfo): SemaphoreInfo {
   };
   const budget = nullableAmount(info.budget);
   if (budget !== null) out.budget = budget;
+  if (info.share === "replicas") out.share = "replicas";
   return out;
 }
 

@@ -16,6 +16,8 @@ export const LEAVE_LUA = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
 
 /** Connection states in which ioredis would queue a command (or refuse it): not ready, so not sent. */
 const NOT_READY: ReadonlySet<string> = new Set(["connecting", "connect", "reconnecting", "close", "end"]);
+/** Of those, the ones a connection being made for the first time (or again) passes through. */
+const CONNECTING: ReadonlySet<string> = new Set(["wait", "connecting", "connect"]);
 
 export class RedisMembers {
   constructor(
@@ -23,6 +25,12 @@ export class RedisMembers {
     readonly key: string,
     private readonly timeoutMs: number,
   ) {}
+
+  /** Whether the client is still making its connection (a command now would only queue). */
+  get connecting(): boolean {
+    const status = this.redis.status;
+    return status !== undefined && CONNECTING.has(status);
+  }
 
   /** Renews `member`'s lease of `leaseMs` and resolves to the live members, or rejects saying why. */
   heartbeat(member: string, leaseMs: number): Promise<string[]> {

@@ -26,8 +26,10 @@ export class ReplicaShare {
   private stopped = false;
   private replicas = 0;
   private target: number;
-  private reachable = false;
+  /** Until a heartbeat fails: a replica that has not heard back yet is starting, not cut off. */
+  private reachable = true;
   private lastError = "";
+  private connectingSince: number | undefined;
 
   constructor(
     private readonly cfg: ShareConfig,
@@ -65,6 +67,13 @@ export class ReplicaShare {
 
   private beat(): void {
     if (this.inFlight || this.stopped) return;
+    // A connection still being made is waited for, up to timeoutMs, before it counts as a
+    // failure: a starting replica's first beats would otherwise report Redis unreachable.
+    if (this.members.connecting) {
+      const now = performance.now();
+      this.connectingSince ??= now;
+      if (now - this.connectingSince < this.cfg.timeoutMs) return;
+    } else this.connectingSince = undefined;
     this.inFlight = true;
     this.members.heartbeat(this.member, this.cfg.leaseMs).then(
       (live) => {

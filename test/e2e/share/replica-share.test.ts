@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HubState } from "../../../shared/protocol/index.js";
 import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { startHub } from "../global/harness.js";
-import { cleanupAll, forkChild, onCleanup, sleep, START_TIMEOUT_MS, stateOf, until, type Child } from "../stream/harness.js";
+import { alertsOf, cleanupAll, forkChild, onCleanup, sleep, START_TIMEOUT_MS, stateOf, until, type Child } from "../stream/harness.js";
 import type { ShareMessage } from "./fixtures/messages.js";
 
 const REPLICA = fileURLToPath(new URL("./fixtures/replica.ts", import.meta.url));
@@ -186,4 +186,9 @@ describe('share: "replicas" across real processes on a real Redis', () => {
     }, "5 replicas at 4 each", 30_000, 50);
     expect(at - t0).toBeLessThanOrEqual(LEASE_MS + 2 * HEARTBEAT_MS + INTERVAL_MS + LOAD_SLACK_MS);
   }, 60_000);
+
+  it("raised no over_budget alert over the whole run: the starting replicas' transient is not one", async () => {
+    const alerts = await alertsOf(hubUrl);
+    expect(alerts.filter((a) => a.rule === "over_budget").map((a) => JSON.stringify(a))).toEqual([]);
+  });
 });
