@@ -78,20 +78,18 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
         {global !== undefined && global.inUse === null ? "—" : fmtCount(inUse)}
         <span className="muted"> / {fmtCount(f.cap)}</span>
       </span>
-      <span className={`c-num mono ${f.overBudget ? "bad-text" : f.budget === null ? "muted" : ""}`}>
-        {f.budget === null ? "—" : fmtCount(f.budget)}
-        {row.shares !== null && (
-          <span className={`share-split small ${row.shares.some((x) => !x.reachable) ? "warn-text" : "muted"}`} data-testid="shares" title={sharesTitle(f.budget, row.shares)}>
-            {" "}
-            ÷ {row.shares.map((x) => x.cap).join("·")}
-          </span>
-        )}
-      </span>
+      <span className={`c-num mono ${f.overBudget ? "bad-text" : f.budget === null ? "muted" : ""}`}>{f.budget === null ? "—" : fmtCount(f.budget)}</span>
       <span className={`c-num mono ${f.waiters > 0 ? "warn-text" : "muted"}`}>{fmtCount(f.waiters)}</span>
       <span className="c-num mono">{fmtDuration(row.waitP99)}</span>
       <span className="c-num mono">{fmtDuration(row.holdP99)}</span>
       <span className="c-replicas">
         {row.troubled > 0 && <span className="muted small">{row.troubled} not ok ·&nbsp;</span>}
+        {row.shares !== null && (
+          <span className={`share-split mono small ${row.shares.some((x) => !x.reachable) ? "warn-text" : "muted"}`} data-testid="shares" title={sharesTitle(f.budget, row.shares)}>
+            {row.shares.map((x) => x.cap).join("·")}
+          </span>
+        )}
+        {row.shares !== null && <span className="muted small">&nbsp;·&nbsp;</span>}
         {row.replicas}
       </span>
     </div>

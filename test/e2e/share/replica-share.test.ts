@@ -6,15 +6,13 @@
 // caps is the budget after each settle, and only a starting replica's single permit is ever over
 // it. Shrinking a share never revokes a held permit. Redis stopped and started again (empty)
 // changes no cap.
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HubState } from "../../../shared/protocol/index.js";
 import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { startHub } from "../global/harness.js";
-import { alertsOf, cleanupAll, forkChild, onCleanup, sleep, START_TIMEOUT_MS, stateOf, until, type Child } from "../stream/harness.js";
-import type { ShareMessage } from "./fixtures/messages.js";
+import { alertsOf, cleanupAll, onCleanup, sleep, stateOf, until } from "../stream/harness.js";
+import { startReplica as startShareReplica, type Replica } from "./harness.js";
 
-const REPLICA = fileURLToPath(new URL("./fixtures/replica.ts", import.meta.url));
 const SERVICE = "share-e2e";
 const BUDGET = 20;
 const LEASE_MS = 1500;
@@ -25,30 +23,12 @@ const REDIVIDE_BOUND_MS = 2 * LEASE_MS + 2 * HEARTBEAT_MS + INTERVAL_MS;
 /** Timers in children on a loaded 2-core machine run late; added to the bound, never instead of it. */
 const LOAD_SLACK_MS = 3000;
 
-type Replica = Child<ShareMessage> & { instance: string; agentId: string };
-
 let redis: RedisServer;
 let hubUrl: string;
 const replicas: Replica[] = [];
 
 async function startReplica(instance: string): Promise<Replica> {
-  const c = forkChild<ShareMessage>(
-    REPLICA,
-    {
-      HUB_URL: hubUrl,
-      REDIS_URL: redis.url,
-      SERVICE,
-      INSTANCE: instance,
-      INTERVAL_MS: String(INTERVAL_MS),
-      BUDGET: String(BUDGET),
-      LEASE_MS: String(LEASE_MS),
-      HEARTBEAT_MS: String(HEARTBEAT_MS),
-    },
-    { label: `replica ${instance}`, stderrTail: 4000 },
-  );
-  const ready = await c.next("ready", START_TIMEOUT_MS);
-  await c.next("connected", START_TIMEOUT_MS);
-  const r = Object.assign(c, { instance, agentId: ready.agentId });
+  const r = await startShareReplica({ hubUrl, redisUrl: redis.url, service: SERVICE, budget: BUDGET, leaseMs: LEASE_MS, heartbeatMs: HEARTBEAT_MS, intervalMs: INTERVAL_MS }, instance);
   replicas.push(r);
   return r;
 }
