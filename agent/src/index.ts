@@ -4,7 +4,8 @@ export type { SemaphoreSnapshot, HolderSnapshot, SemaphoreCounters } from "./sem
 export { Permit } from "./permit.js";
 export { FlightRecorder, DEFAULT_FLIGHT_CAPACITY, type FlightOpInit, type RingOp } from "./flight-recorder.js";
 export { SemaphoreTimeoutError, SemaphoreRejectedError, SemaphoreClosedError } from "./errors.js";
-export type { SemaphoreOptions, AcquireOptions } from "./options.js";
+export type { SemaphoreOptions, SharedSemaphoreOptions, AcquireOptions } from "./options.js";
+export type { ShareCoordinator } from "./share/share-options.js";
 export { onEvent, trackedAll, type Tracked } from "./registry.js";
 export { instrument, SUPPORTED_TARGETS } from "./instrument.js";
 export { SemscopeAdapterError } from "./adapters/adapter-error.js";

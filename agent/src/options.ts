@@ -1,5 +1,6 @@
 // Argument checks: every bad input is refused at once with a message that names it.
 import type { QueueMode } from "../../shared/protocol/types.js";
+import type { ShareCoordinator } from "./share/share-options.js";
 
 export const QUEUE_MODES: readonly QueueMode[] = ["fifo", "lifo", "priority", "adaptive"];
 
@@ -25,6 +26,18 @@ export interface SemaphoreOptions {
    * power of two, at most 65,536); false: off.
    */
   flightRecorder?: boolean | number;
+}
+
+/**
+ * A semaphore whose cap is this replica's share of `budget` among the live replicas of its
+ * service and name, kept current through `coordinator` (docs/agent-api.md).
+ */
+export interface SharedSemaphoreOptions extends Omit<SemaphoreOptions, "permits" | "budget"> {
+  budget: number;
+  share: "replicas";
+  coordinator: ShareCoordinator;
+  /** The cap until the first share is known (default 1; at most the budget). */
+  permits?: number;
 }
 
 export interface AcquireOptions {

@@ -12,6 +12,7 @@ import {
   checkQueue,
   DEFAULT_ADAPTIVE_TARGET_MS,
   type SemaphoreOptions,
+  type SharedSemaphoreOptions,
 } from "./options.js";
 import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIMEOUT } from "./flight-recorder.js";
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
@@ -21,6 +22,8 @@ import { emptySummary, takeIntervalCounts, zeroCounters } from "./counters.js";
 import { DenseHist } from "../../shared/histogram.js";
 import { RATE_WINDOW_GRANTS, SemaphoreCore, type SemaphoreCounters } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
+import { ReplicaShare } from "./share/replica-share.js";
+import { checkShareOptions, type ShareConfig } from "./share/share-options.js";
 
 export type { SemaphoreCounters } from "./semaphore-core.js";
 
@@ -54,10 +57,12 @@ export class Semaphore extends SemaphoreCore implements Tracked {
 
   private readonly stacks: boolean;
   private waiterSeq = 0;
+  /** With share: "replicas": what keeps the cap at this replica's share of the budget. */
+  private readonly replicaShare: ReplicaShare | undefined;
   /** The totals, cap and permits in use at the previous sample (made by the first one: a semaphore nobody samples never needs it). */
   private lastSampled: (SemaphoreCounters & { cap: number; used: number }) | undefined;
 
-  constructor(options: SemaphoreOptions) {
+  constructor(options: SemaphoreOptions | SharedSemaphoreOptions) {
     const o = normalize(options);
     super(o.permits, createQueue(o.queue, o.adaptiveTargetMs), o.leaseTimeoutMs, o.leakThresholdMs, o.flightCapacity);
     this.name = o.name;
@@ -69,6 +74,15 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     this.budget = o.budget;
     this.stacks = o.leakThresholdMs !== undefined;
     register(this);
+    if (o.share !== undefined) {
+      this.replicaShare = new ReplicaShare(o.share, o.budget as number, {
+        cap: () => this.cap,
+        setCap: (n) => {
+          if (!this.closed) this.resize(n);
+        },
+      });
+      this.replicaShare.start();
+    }
   }
 
   /** The flight recorder's ring (undefined when turned off with `flightRecorder: false`). */
@@ -237,6 +251,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       leakThresholdMs: this.leakThresholdMs ?? null,
       scope: "process",
       ...(this.budget !== undefined ? { budget: this.budget } : {}),
+      ...(this.replicaShare !== undefined ? { share: "replicas" as const } : {}),
     };
   }
 
@@ -259,6 +274,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       holdMs: holdHist === null ? emptySummary() : holdHist.summary(),
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
     };
+    if (this.replicaShare !== undefined) s.share = this.replicaShare.state();
     // A histogram that saw nothing this interval is let go; the next value makes a new one.
     if (waitHist !== null) {
       if (waitHist.count === 0) this.waitHist = null;
@@ -285,7 +301,8 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   /** Nothing to report since the previous sample(): see Tracked.unchangedSinceSample. */
   unchangedSinceSample(): boolean {
     const last = this.lastSampled;
-    if (last === undefined || this.queue.size !== 0 || last.cap !== this.cap || last.used !== this.used) return false;
+    // A shared budget's share is sent every interval: the hub's fill-in for a skipped sample has none.
+    if (last === undefined || this.replicaShare !== undefined || this.queue.size !== 0 || last.cap !== this.cap || last.used !== this.used) return false;
     const t = this.total;
     if (
       t.acquired !== last.acquired || t.released !== last.released || t.timeouts !== last.timeouts || t.rejections !== last.rejections ||
@@ -328,6 +345,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       this.refuse(w, new SemaphoreClosedError(this.name));
     }
     this.stopWatch();
+    void this.replicaShare?.stop();
     this.flight?.release();
     unregister(this);
     forgetNode(this);
@@ -347,17 +365,22 @@ interface Normalized {
   adaptiveTargetMs: number;
   detectOrderInversions: boolean;
   budget: number | undefined;
+  share: ShareConfig | undefined;
   /** 0: off. */
   flightCapacity: number;
 }
 
 /** Every option checked before anything is built: a bad one throws a TypeError or RangeError naming it. */
-function normalize(options: SemaphoreOptions): Normalized {
+function normalize(options: SemaphoreOptions | SharedSemaphoreOptions): Normalized {
   if (options === null || typeof options !== "object") throw new TypeError("Semaphore: options object required ({ name, permits })");
   const name = checkName(options.name);
+  const budget = options.budget === undefined ? undefined : checkPositiveInt("budget", options.budget);
+  const { share: shareMode, coordinator } = options as Partial<SharedSemaphoreOptions>;
+  const share = checkShareOptions(name, shareMode, coordinator, budget);
   const o: Normalized = {
     name,
-    permits: checkPositiveInt(`Semaphore "${name}": permits`, options.permits),
+    // A shared budget starts small: a new replica's share is not known until the others have shrunk.
+    permits: share !== undefined && options.permits === undefined ? 1 : checkPositiveInt(`Semaphore "${name}": permits`, options.permits),
     queue: checkQueue(options.queue),
     maxWaiters: checkMaxWaiters(options.maxWaiters),
     acquireTimeoutMs: checkDuration("acquireTimeoutMs", options.acquireTimeoutMs),
@@ -365,11 +388,15 @@ function normalize(options: SemaphoreOptions): Normalized {
     leakThresholdMs: checkDuration("leakThresholdMs", options.leakThresholdMs),
     adaptiveTargetMs: checkDuration("adaptiveTargetMs", options.adaptiveTargetMs) ?? DEFAULT_ADAPTIVE_TARGET_MS,
     detectOrderInversions: options.detectOrderInversions === true,
-    budget: options.budget === undefined ? undefined : checkPositiveInt("budget", options.budget),
+    budget,
+    share,
     flightCapacity: flightRecorderOption(options.flightRecorder),
   };
   if (options.detectOrderInversions !== undefined && typeof options.detectOrderInversions !== "boolean") {
     throw new TypeError(`detectOrderInversions must be a boolean, got ${typeof options.detectOrderInversions}`);
+  }
+  if (share !== undefined && budget !== undefined && o.permits > budget) {
+    throw new RangeError(`Semaphore "${name}": permits (${o.permits}) must not exceed the shared budget (${budget})`);
   }
   if (isNameTaken(name)) {
     throw new RangeError(`Semaphore: a semaphore named "${name}" already exists in this process (names must be unique; close the old one first)`);

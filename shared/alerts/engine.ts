@@ -15,7 +15,7 @@
 //
 // Payloads must already be valid (the hub parses each one with the zod schemas): the engine
 // checks nothing a schema checks. A message from an agent that never said hello is ignored.
-import type { Alert, EventsBatch, Hello, SamplesBatch, SemaphoreInfo } from "../protocol/types.js";
+import type { Alert, EventsBatch, Hello, SampleShare, SamplesBatch, SemaphoreInfo } from "../protocol/types.js";
 import { AlertBook, DEFAULT_MAX_RESOLVED } from "./alert-book.js";
 import { fleetEntry, type FleetEntry, type FleetMember } from "./fleet.js";
 import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
@@ -24,6 +24,10 @@ import { Registry, type RegistryAgent, type RegistryBase } from "./registry.js";
 import { implicitInfo, SemaphoreTracker } from "./semaphore-tracker.js";
 import { applyThresholds, DEFAULT_THRESHOLDS, type AlertThresholds, type ThresholdsPatch } from "./thresholds.js";
 import type { AlertChange } from "./types.js";
+
+function shareChanged(a: SampleShare | undefined, b: SampleShare | undefined): boolean {
+  return a?.replicas !== b?.replicas || a?.reachable !== b?.reachable;
+}
 
 export interface AlertEngineOptions {
   /** Changes to DEFAULT_THRESHOLDS from the start. */
@@ -150,11 +154,13 @@ export class AlertEngine {
       const sem = this.trackerFor(a, item.id, item.cap, known?.[i]);
       const created = this.created;
       const capBefore = sem.cap;
+      const shareBefore = sem.share;
       const applied = sem.sample(item, batch.t, batch.intervalMs, this.book, this.th);
       if (activeRules !== undefined) activeRules[i] = sem.target.active ?? 0;
       if (!applied) continue;
-      // Evaluated per item, so a batch split into several changes exactly the same way.
-      if (created || sem.cap !== capBefore) this.evalGroup(sem.groupKey, now);
+      // Evaluated per item, so a batch split into several changes exactly the same way. A split
+      // budget's membership settling changes the verdict without changing a cap (fleet.ts).
+      if (created || sem.cap !== capBefore || shareChanged(shareBefore, item.share)) this.evalGroup(sem.groupKey, now);
     }
     return this.book.drain();
   }

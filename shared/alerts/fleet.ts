@@ -9,7 +9,7 @@
 // rolling config change is the only way they differ, and summing a global cap would overstate
 // the fleet by the replica count).
 import { EMPTY_SUMMARY, mergeSummaries, type Summary } from "../histogram.js";
-import type { Scope } from "../protocol/types.js";
+import type { SampleShare, Scope } from "../protocol/types.js";
 
 /** One live replica's semaphore, as the fleet sees it. */
 export interface FleetMember {
@@ -20,6 +20,10 @@ export interface FleetMember {
   readonly budget: number | undefined;
   readonly inUse: number;
   readonly waiters: number;
+  /** Registered with share: "replicas": its cap is its share of the budget. */
+  readonly shared?: boolean;
+  /** Its share of that budget (the latest sample's), if it has one. */
+  readonly share?: SampleShare;
   /** The latest interval's summaries, null before the first sample. */
   readonly waitMs: Summary | null;
   readonly holdMs: Summary | null;
@@ -36,6 +40,28 @@ export interface FleetTotals {
    */
   readonly budget: number | null;
   readonly overBudget: boolean;
+}
+
+/**
+ * Replicas splitting a budget (share: "replicas") while their membership changes: every one
+ * reaches the coordinator, yet some count a different number of replicas than are live (or have
+ * not counted yet). A
+ * starting replica's first permit then briefly sums past the budget (docs/shared-budget.md); that
+ * documented transient is not an over_budget. An unreachable replica makes it one again: its
+ * kept share is the overrun the rule is for.
+ */
+function settling(members: readonly FleetMember[]): boolean {
+  if (members.length === 0) return false;
+  let disagree = false;
+  for (const m of members) {
+    if (m.shared !== true) return false;
+    // Registered but not sampled yet, or never answered by the coordinator: a starting replica,
+    // at its initial permits (1 by default), not one cut off with a share it kept.
+    if (m.share === undefined || m.share.replicas === 0) disagree = true;
+    else if (!m.share.reachable) return false;
+    else if (m.share.replicas !== members.length) disagree = true;
+  }
+  return disagree;
 }
 
 export interface FleetEntry extends FleetTotals {
@@ -62,7 +88,7 @@ export function fleetTotals(members: readonly FleetMember[]): FleetTotals {
     cap = scope === "global" ? Math.max(cap, m.cap) : cap + m.cap;
     if (m.budget !== undefined && (budget === null || m.budget < budget)) budget = m.budget;
   }
-  return { scope, instances: members.length, cap, budget, overBudget: budget !== null && cap > budget };
+  return { scope, instances: members.length, cap, budget, overBudget: budget !== null && cap > budget && !settling(members) };
 }
 
 export function fleetEntry(service: string, name: string, members: readonly FleetMember[]): FleetEntry {

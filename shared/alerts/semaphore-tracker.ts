@@ -1,6 +1,6 @@
 // Everything the engine keeps for one semaphore `<service>/<instance>/<id>`: its registration,
 // its last sample, and one state object per per-semaphore rule, each O(window) in size.
-import type { AgentEvent, AlertRule, Sample, SemaphoreInfo, SemaphoreState, SemaphoreStatus } from "../protocol/types.js";
+import type { AgentEvent, AlertRule, Sample, SampleShare, SemaphoreInfo, SemaphoreState, SemaphoreStatus } from "../protocol/types.js";
 import { LatestSample } from "../protocol/latest-sample.js";
 import { semaphoreKey } from "../protocol/types.js";
 import { RULE_BIT, type AlertBook } from "./alert-book.js";
@@ -211,6 +211,11 @@ export class SemaphoreTracker implements SemaphoreContext {
     return this.convoy.bytes() + this.timeouts.bytes();
   }
 
+  /** The latest sample's share of a split budget, if it had one. */
+  get share(): SampleShare | undefined {
+    return this.latest.shareBlock;
+  }
+
   member(): FleetMember {
     const s = this.latest;
     const has = s.present;
@@ -221,6 +226,8 @@ export class SemaphoreTracker implements SemaphoreContext {
       budget: this.info.budget,
       inUse: has ? s.inUse : 0,
       waiters: has ? s.waiters : 0,
+      shared: this.info.share === "replicas",
+      share: this.share,
       // Built only when read (fleet entries): over_budget, evaluated on every register, reads none.
       get waitMs() {
         return s.get()?.waitMs ?? null;

@@ -9,7 +9,7 @@
 // differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
 import { sampleSchema, summarySchema } from "./schemas.js";
-import { LIMITS, type Sample, type SampleGlobal, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
+import { LIMITS, type Sample, type SampleGlobal, type SampleShare, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
 
 type Obj = Record<string, unknown>;
 
@@ -75,8 +75,8 @@ function exactKeys(v: Obj, keys: readonly string[]): boolean {
 let summaryKeys: readonly string[] | undefined;
 let sampleKeys: readonly string[] | undefined;
 const SUMMARY_KEYS = (): readonly string[] => (summaryKeys ??= Object.keys(summarySchema.shape));
-// `global` is optional and comes last: a sample that has one is copied (sampleGlobal()).
-const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => k !== "global"));
+// `global` and `share` are optional and come last: a sample that has one is copied (sampleGlobal(), sampleShare()).
+const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => k !== "global" && k !== "share"));
 
 function summary(v: unknown): Summary | undefined {
   if (!plain(v)) return FAIL;
@@ -103,6 +103,13 @@ function sampleGlobal(v: unknown): SampleGlobal | undefined {
   return { inUse: v.inUse, holders, own };
 }
 
+function sampleShare(v: unknown): SampleShare | undefined {
+  if (!plain(v)) return FAIL;
+  const { budget, replicas, target, reachable } = v;
+  if (!count(budget) || !count(replicas) || !count(target) || typeof reachable !== "boolean") return FAIL;
+  return { budget, replicas, target, reachable };
+}
+
 /** One sample, as sampleSchema would return it, or undefined. */
 export function fastSample(v: unknown): Sample | undefined {
   if (!plain(v)) return FAIL;
@@ -120,10 +127,18 @@ export function fastSample(v: unknown): Sample | undefined {
   if (waitMs === v.waitMs && holdMs === v.holdMs && exactKeys(v, SAMPLE_KEYS())) return v as unknown as Sample;
   const out: Sample = { id, cap, inUse, available, waiters, oldestWaitMs, acquired, released, timeouts, rejections, aborts, doubleReleases, leaseExpiries, waitMs, holdMs, longestHoldMs };
   // Optional (global semaphores only); an own key set to undefined is left to zod, as for `dropped`.
-  if (v.global === undefined) return "global" in v ? FAIL : out;
-  const global = sampleGlobal(v.global);
-  if (global === undefined) return FAIL;
-  out.global = global;
+  if (v.global === undefined) {
+    if ("global" in v) return FAIL;
+  } else {
+    const global = sampleGlobal(v.global);
+    if (global === undefined) return FAIL;
+    out.global = global;
+  }
+  // Optional (a budget shared across replicas), the same way.
+  if (v.share === undefined) return "share" in v ? FAIL : out;
+  const share = sampleShare(v.share);
+  if (share === undefined) return FAIL;
+  out.share = share;
   return out;
 }
 

@@ -9,7 +9,7 @@
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
 import { quietSample } from "./sample-activity.js";
 import { HOLD_AT, PAIRS_AT, readSampleNumbers, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
-import type { Sample, SampleGlobal, SparseHist, Summary } from "./types.js";
+import type { Sample, SampleGlobal, SampleShare, SparseHist, Summary } from "./types.js";
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
 const INITIAL_PAIRS = 8;
@@ -38,6 +38,8 @@ export class LatestSample {
   private pairs = INITIAL_PAIRS;
   /** Kept as is: only global semaphores send it, and it is small. */
   private global: SampleGlobal | undefined = undefined;
+  /** Kept as is: only semaphores sharing a budget send it, and it is four fields. */
+  private share: SampleShare | undefined = undefined;
   private held = false;
   /** The Sample last built by get(), until the next set(). */
   private built: Sample | null = null;
@@ -71,6 +73,7 @@ export class LatestSample {
     }
     writeSampleNumbers(this.values, 0, s, PAIRS_AT, PAIRS_AT + 2 * this.pairs);
     this.global = s.global;
+    this.share = s.share;
     this.held = true;
     this.built = null;
   }
@@ -78,6 +81,7 @@ export class LatestSample {
   clear(): void {
     this.held = false;
     this.global = undefined;
+    this.share = undefined;
     this.built = null;
   }
 
@@ -91,6 +95,10 @@ export class LatestSample {
   get waiters(): number {
     return this.values[WAITERS];
   }
+  /** The latest sample's share of a budget split across replicas, if it had one. */
+  get shareBlock(): SampleShare | undefined {
+    return this.held ? this.share : undefined;
+  }
 
   /** The latest sample as a Sample (fields in schema order), or null; do not mutate it. */
   get(): Sample | null {
@@ -103,6 +111,7 @@ export class LatestSample {
     out.waitMs = readSummary(v, WAIT_AT, PAIRS_AT);
     out.holdMs = readSummary(v, HOLD_AT, PAIRS_AT + 2 * this.pairs);
     if (this.global !== undefined) out.global = this.global;
+    if (this.share !== undefined) out.share = this.share;
     this.built = out;
     return out;
   }

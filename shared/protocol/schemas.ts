@@ -18,6 +18,7 @@ import {
   type Register,
   type Sample,
   type SampleGlobal,
+  type SampleShare,
   type SamplesBatch,
   type SemaphoreInfo,
   type SparseHist,
@@ -185,6 +186,7 @@ export const semaphoreInfoSchema = z.object({
   leakThresholdMs: amount(OR_NULL_AMOUNT).nullable(),
   scope: oneOf(["process", "global"]),
   budget: amount().optional(),
+  share: oneOf(["replicas"]).optional(),
 }) satisfies z.ZodType<SemaphoreInfo>;
 
 export const registerSchema = z.object({
@@ -237,6 +239,13 @@ export const sampleGlobalSchema = z.object({
   own: boundedArray(wireString(), PAYLOAD_LIMITS.maxGlobalHolders),
 }) satisfies z.ZodType<SampleGlobal>;
 
+export const sampleShareSchema = z.object({
+  budget: count(),
+  replicas: count(),
+  target: count(),
+  reachable: z.boolean({ error: orRequired("must be a boolean") }),
+}) satisfies z.ZodType<SampleShare>;
+
 export const sampleSchema = z.object({
   id: wireString(),
   cap: amount(),
@@ -256,6 +265,7 @@ export const sampleSchema = z.object({
   holdMs: summarySchema,
   longestHoldMs: amount(),
   global: sampleGlobalSchema.optional(),
+  share: sampleShareSchema.optional(),
 }) satisfies z.ZodType<Sample>;
 
 export const samplesBatchSchema = z.object({
@@ -361,6 +371,7 @@ type _SchemasMatchTypes = [
   Assert<Same<z.output<typeof sparseHistSchema>, SparseHist>>,
   Assert<Same<z.output<typeof summarySchema>, Summary>>,
   Assert<Same<z.output<typeof sampleGlobalSchema>, SampleGlobal>>,
+  Assert<Same<z.output<typeof sampleShareSchema>, SampleShare>>,
   Assert<Same<z.output<typeof sampleSchema>, Sample>>,
   Assert<Same<z.output<typeof samplesBatchSchema>, SamplesBatch>>,
   Assert<Same<z.output<typeof agentEventSchema>, AgentEvent>>,

@@ -70,6 +70,8 @@ export interface SemaphoreInfo {
   leakThresholdMs: number | null;
   scope: Scope;
   budget?: number;
+  /** Optional addition: "replicas" when the cap is this replica's share of `budget` (Sample.share). */
+  share?: "replicas";
 }
 
 export interface Register {
@@ -101,6 +103,25 @@ export interface Sample {
   longestHoldMs: number;
   /** Optional (added in v1, older agents omit it): a global semaphore's shared store, read by this replica. */
   global?: SampleGlobal;
+  /** Optional (added in v1, older agents omit it): this replica's share of a budget split across live replicas. */
+  share?: SampleShare;
+}
+
+/**
+ * A semaphore made with `share: "replicas"`: its cap is its share of `budget` among the live
+ * replicas of its service and name (docs/agent-api.md). `cap` may sit below `target` for up to a
+ * lease period (a larger share waits for the others to shrink first), never above it for longer
+ * than one heartbeat.
+ */
+export interface SampleShare {
+  /** The budget the live replicas divide. */
+  budget: number;
+  /** Live replicas (members with an unexpired lease) at the last heartbeat answered. */
+  replicas: number;
+  /** This replica's share at that heartbeat. */
+  target: number;
+  /** False while heartbeats fail: the cap stays where it was and does not grow. */
+  reachable: boolean;
 }
 
 /**

@@ -31,11 +31,13 @@ const summary = fc.record({ count, p50: amount, p90: amount, p99: amount, max: a
 // The optional `global` block of a global semaphore's sample; its lists sit on either side of 64.
 const holderList = fc.oneof(fc.array(str, { maxLength: 4 }), fc.constantFrom(Array.from({ length: 64 }, (_, i) => `h${i}`), Array.from({ length: 65 }, (_, i) => `h${i}`)));
 const global = fc.record({ inUse: amount, holders: holderList, own: holderList });
+// The optional `share` block of a semaphore sharing a budget across replicas.
+const share = fc.record({ budget: count, replicas: count, target: count, reachable: fc.boolean() });
 const sample = fc.record(
   {
     id: str, cap: amount, inUse: amount, available: fc.double({ noNaN: true, noDefaultInfinity: true }), waiters: count, oldestWaitMs: amount,
     acquired: count, released: count, timeouts: count, rejections: count, aborts: count, doubleReleases: count, leaseExpiries: count,
-    waitMs: summary, holdMs: summary, longestHoldMs: amount, global,
+    waitMs: summary, holdMs: summary, longestHoldMs: amount, global, share,
   },
   { requiredKeys: ["id", "cap", "inUse", "available", "waiters", "oldestWaitMs", "acquired", "released", "timeouts", "rejections", "aborts", "doubleReleases", "leaseExpiries", "waitMs", "holdMs", "longestHoldMs"] },
 );

@@ -2,7 +2,7 @@
 // "Streaming to the app"). A bad option is a programming error and throws at connect(), like the
 // Semaphore's own checks; nothing after connect() throws.
 import { DEFAULT_HUB_URL, LIMITS } from "../../../shared/protocol/types.js";
-import { defaultInstance, defaultService } from "./identity.js";
+import { defaultInstance, implicitService } from "./identity.js";
 import { truncate } from "./sanitize.js";
 
 export interface ConnectOptions {
@@ -82,7 +82,7 @@ export function resolveOptions(options: ConnectOptions | undefined): ResolvedOpt
     throw new TypeError("connect: options must be an object");
   }
   const o = options ?? {};
-  const service = optionalString("service", o.service) ?? fromEnv("SEMSCOPE_SERVICE") ?? defaultService();
+  const service = optionalString("service", o.service) ?? implicitService();
   const instance = optionalString("instance", o.instance) ?? defaultInstance();
   if (service === "") throw new RangeError("connect: service must not be empty");
   if (instance === "") throw new RangeError("connect: instance must not be empty");

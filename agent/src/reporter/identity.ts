@@ -35,6 +35,12 @@ export function defaultInstance(): string {
   return `${hostname()}:${process.pid}`;
 }
 
+/** The service name connect() takes when given none: SEMSCOPE_SERVICE, else defaultService(). */
+export function implicitService(): string {
+  const env = process.env.SEMSCOPE_SERVICE;
+  return env === undefined || env === "" ? defaultService() : env;
+}
+
 /** How far up from the main script a package.json is looked for. */
 const PACKAGE_SEARCH_DEPTH = 8;
 

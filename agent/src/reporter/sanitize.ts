@@ -8,6 +8,7 @@ import {
   type AgentEventType,
   type Sample,
   type SampleGlobal,
+  type SampleShare,
   type SemaphoreInfo,
   type SparseHist,
   type Summary,
@@ -78,6 +79,7 @@ export function sanitizeInfo(info: SemaphoreInfo): SemaphoreInfo {
   };
   const budget = nullableAmount(info.budget);
   if (budget !== null) out.budget = budget;
+  if (info.share === "replicas") out.share = "replicas";
   return out;
 }
 
@@ -140,7 +142,12 @@ export function sanitizeSample(s: Sample, id: string): Sample {
     holdMs: sanitizeSummary(s.holdMs),
     longestHoldMs: amount(s.longestHoldMs),
     ...(s.global !== undefined && s.global !== null && typeof s.global === "object" ? { global: sanitizeGlobal(s.global) } : {}),
+    ...(s.share !== undefined && s.share !== null && typeof s.share === "object" ? { share: sanitizeShare(s.share) } : {}),
   };
+}
+
+function sanitizeShare(v: SampleShare): SampleShare {
+  return { budget: count(v.budget), replicas: count(v.replicas), target: count(v.target), reachable: v.reachable === true };
 }
 
 function sanitizeGlobal(g: SampleGlobal): SampleGlobal {

@@ -14,6 +14,29 @@ export interface FleetRow extends SemaphoreItem {
   troubled: number;
   /** In use against the budget, when there is one (else against the cap). */
   budgetUtil: number;
+  /** When the replicas split the budget among themselves (share: "replicas"): each live one's share, by instance. */
+  shares: ReplicaShare[] | null;
+}
+
+export interface ReplicaShare {
+  instance: string;
+  /** The cap it runs with now. */
+  cap: number;
+  /** Its share at its last heartbeat (the cap waits below a larger one for a lease period). */
+  target: number;
+  replicas: number;
+  /** False while it cannot reach the coordinator (it keeps its last share). */
+  reachable: boolean;
+}
+
+/** One line per replica, for the budget cell's title. */
+export function sharesTitle(budget: number | null, shares: readonly ReplicaShare[]): string {
+  const lines = shares.map((s) => {
+    const wait = s.target > s.cap ? ` (growing to ${s.target} after a lease period)` : "";
+    const down = s.reachable ? "" : " — coordinator unreachable, keeping its last share";
+    return `${s.instance}: ${s.cap}${wait}${down}`;
+  });
+  return `The budget${budget === null ? "" : ` of ${budget}`} split across ${shares.length} live replicas:\n${lines.join("\n")}`;
 }
 
 export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly SemaphoreItem[]): FleetRow[] {
@@ -33,7 +56,9 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
     let oldest = 0;
     let kind = "";
     let latest: number | null = null;
+    const shares: ReplicaShare[] = [];
     for (const m of list) {
+      if (m.share !== undefined && m.connected) shares.push({ instance: m.instance, cap: m.cap, target: m.share.target, replicas: m.share.replicas, reachable: m.share.reachable });
       status = worstStatus(status, m.status);
       if (m.status !== "ok") troubled++;
       if (m.oldestWaitMs > oldest) oldest = m.oldestWaitMs;
@@ -62,6 +87,7 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
       replicas: f.instances,
       troubled,
       budgetUtil: utilization(f.inUse, f.budget ?? f.cap),
+      shares: shares.length === 0 ? null : shares.sort((a, b) => (a.instance < b.instance ? -1 : a.instance > b.instance ? 1 : 0)),
     };
   });
 }

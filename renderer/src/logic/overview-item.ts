@@ -1,6 +1,7 @@
 // One overview row's numbers, derived once per change of its semaphore (the store keeps the
 // item beside the UiSemaphore it came from, so unchanged rows keep their identity and a
 // memoized row skips rendering).
+import type { SampleShare } from "../../../shared/protocol/types.js";
 import type { UiSemaphore } from "../../../shared/ui-protocol/types.js";
 import { displayStatus, utilization, type DisplayStatus } from "./status.js";
 import type { Filterable } from "./filter.js";
@@ -16,6 +17,8 @@ export interface SemaphoreItem extends Filterable {
   /** Sample time of the latest sample, null before the first. */
   t: number | null;
   status: DisplayStatus;
+  /** Its share of a budget split across replicas, when it has one (the latest sample's). */
+  share?: SampleShare;
 }
 
 export function toItem(s: UiSemaphore, agentConnected: boolean): SemaphoreItem {
@@ -37,5 +40,6 @@ export function toItem(s: UiSemaphore, agentConnected: boolean): SemaphoreItem {
     connected: agentConnected,
     t: s.t,
     status: displayStatus(s.status, agentConnected),
+    ...(s.last?.share !== undefined ? { share: s.last.share } : {}),
   };
 }

@@ -10,7 +10,7 @@ import { useApp, useChannel, useStoreValue } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
 import { RowStatus, UtilBar } from "../app/widgets.js";
 import { filterReadsStatus, matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
-import { fleetRows, sortFleetRows, type FleetRow } from "../logic/fleet-rows.js";
+import { fleetRows, sharesTitle, sortFleetRows, type FleetRow } from "../logic/fleet-rows.js";
 import { fmtCount, fmtDuration } from "../logic/format.js";
 import { nextSort, type SortKey, type SortSpec } from "../logic/sorting.js";
 import { countStatuses } from "../logic/status.js";
@@ -84,6 +84,12 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
       <span className="c-num mono">{fmtDuration(row.holdP99)}</span>
       <span className="c-replicas">
         {row.troubled > 0 && <span className="muted small">{row.troubled} not ok ·&nbsp;</span>}
+        {row.shares !== null && (
+          <span className={`share-split mono small ${row.shares.some((x) => !x.reachable) ? "warn-text" : "muted"}`} data-testid="shares" title={sharesTitle(f.budget, row.shares)}>
+            {row.shares.map((x) => x.cap).join("·")}
+          </span>
+        )}
+        {row.shares !== null && <span className="muted small">&nbsp;·&nbsp;</span>}
         {row.replicas}
       </span>
     </div>

@@ -29,7 +29,13 @@ export function evaluateOverBudget(book: AlertBook, service: string, name: strin
     capTotal: tot.cap,
     budget: tot.budget,
     instances: tot.instances,
-    members: members.slice(0, MAX_MEMBERS_IN_EVIDENCE).map((m) => ({ instance: m.instance, cap: m.cap, ...(m.budget !== undefined ? { budget: m.budget } : {}) })),
+    members: members.slice(0, MAX_MEMBERS_IN_EVIDENCE).map((m) => ({
+      instance: m.instance,
+      cap: m.cap,
+      ...(m.budget !== undefined ? { budget: m.budget } : {}),
+      // A split budget: how many replicas it counted, and whether it reaches the coordinator.
+      ...(m.share !== undefined ? { replicas: m.share.replicas, reachable: m.share.reachable } : {}),
+    })),
   };
   const message =
     tot.scope === "global"

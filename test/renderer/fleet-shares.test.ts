@@ -1,0 +1,36 @@
+// The fleet row of a budget split across replicas: each live replica's share, in instance order,
+// with a title that says which replica waits to grow and which cannot reach the coordinator.
+import { describe, expect, it } from "vitest";
+import type { UiFleetEntry } from "../../shared/ui-protocol/types.js";
+import { fleetRows, sharesTitle } from "../../renderer/src/logic/fleet-rows.js";
+import type { SemaphoreItem } from "../../renderer/src/logic/overview-item.js";
+
+const summary = { count: 0, p50: 0, p90: 0, p99: 0, max: 0 };
+const entry: UiFleetEntry = { key: "api/db", service: "api", name: "db", scope: "process", instances: 3, cap: 20, budget: 20, overBudget: false, inUse: 0, waiters: 0, waitMs: summary, holdMs: summary };
+
+function item(instance: string, cap: number, share: SemaphoreItem["share"], connected = true): SemaphoreItem {
+  return {
+    key: `api/${instance}/db`, agentId: instance, service: "api", instance, name: "db", id: "db", kind: "semaphore", cap, inUse: 0, waiters: 0,
+    oldestWaitMs: 0, util: 0, waitP99: 0, holdP99: 0, connected, t: 1, status: connected ? "ok" : "stale", ...(share !== undefined ? { share } : {}),
+  };
+}
+
+describe("fleet rows of a shared budget", () => {
+  it("lists each live replica's share by instance, leaving out a gone one", () => {
+    const [row] = fleetRows([entry], [
+      item("c", 6, { budget: 20, replicas: 3, target: 6, reachable: true }),
+      item("a", 7, { budget: 20, replicas: 3, target: 7, reachable: true }),
+      item("b", 5, { budget: 20, replicas: 3, target: 7, reachable: false }),
+      item("d", 5, { budget: 20, replicas: 4, target: 5, reachable: true }, false),
+    ]);
+    expect(row.shares?.map((s) => [s.instance, s.cap])).toEqual([["a", 7], ["b", 5], ["c", 6]]);
+    const title = sharesTitle(20, row.shares!);
+    expect(title).toContain("split across 3 live replicas");
+    expect(title).toContain("b: 5 (growing to 7 after a lease period) — coordinator unreachable");
+  });
+
+  it("has no shares for a fleet whose replicas do not split a budget", () => {
+    const [row] = fleetRows([entry], [item("a", 10, undefined), item("b", 10, undefined)]);
+    expect(row.shares).toBeNull();
+  });
+});
