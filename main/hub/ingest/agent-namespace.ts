@@ -10,6 +10,7 @@ import { AGENT_EVENTS, AgentSession, isAgentEvent, type AgentEventName, type Job
 import type { TokenCheck } from "../auth.js";
 import type { HubCore } from "../core/hub-core.js";
 import { AddressBudgets, CombinedBudget, WorkBudget } from "./rate-limit.js";
+import { Admission, type AdmissionLimits } from "./admission.js";
 
 /** socket.io appends the ack callback as the last argument, when the client asked for one. */
 export function splitArgs(args: unknown[]): { payload: unknown; ack: ((answer: unknown) => void) | undefined } {
@@ -112,6 +113,8 @@ export interface AgentLimits {
   budget: { itemsPerSecond: number; burst: number };
   /** Shared by every connection from one remote address. */
   addressBudget: { itemsPerSecond: number; burst: number };
+  /** Agents and semaphores held, per remote address and in all (admission.ts). */
+  admission: AdmissionLimits;
 }
 
 export function attachAgentNamespace(
@@ -125,6 +128,8 @@ export function attachAgentNamespace(
   const nsp: Namespace<AgentToHubEvents, HubToAgentEvents> = io.of(AGENT_NAMESPACE);
   let connections = 0;
   const addresses = new AddressBudgets(limits.addressBudget.itemsPerSecond, limits.addressBudget.burst);
+  const admission = new Admission(core, limits.admission);
+  core.admission = () => admission.info();
 
   nsp.use((socket, next) => {
     const why = tokens.refuseHandshake(socket.handshake.auth);
@@ -135,8 +140,10 @@ export function attachAgentNamespace(
   });
 
   nsp.on("connection", (socket) => {
-    const session = new AgentSession(core, ++connections, limits.rate, (request) => socket.emit("flight_request", request));
     const address = socket.handshake.address;
+    const connection = ++connections;
+    admission.opened(connection);
+    const session = new AgentSession(core, connection, limits.rate, (request) => socket.emit("flight_request", request), { admission, address });
     const budget = new CombinedBudget([new WorkBudget(limits.budget.itemsPerSecond, limits.budget.burst), addresses.acquire(address)]);
     const lane = scheduler.add(new Lane(session, transportOf(socket), budget));
     /** Rate first, as it arrives; then in order, on the lane. */
