@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApiHubState } from "../../../shared/protocol/index.js";
 import { cleanupAll, startHubChild, startService, until, type Child } from "../stream/harness.js";
-import { ids, rawAgent, type RawAgent } from "./raw-agent.js";
+import { expectAckedInOrder, ids, rawAgent, type RawAgent } from "./harness.js";
 
 afterEach(cleanupAll);
 
@@ -33,15 +33,6 @@ async function floodAgent(url: string, name: string, n: number): Promise<{ agent
 /** The honest agent: the real agent in a child, 5 semaphores, acks reported as they come. */
 async function honest(url: string): Promise<Child & { agentId: string }> {
   return startService({ url, service: "honest", instance: "h-1", intervalMs: 250, scenarios: ["steady:5"], notifyAcks: true });
-}
-
-/** Every sample ack the honest agent got: all ok, seqs strictly increasing. */
-function expectAckedInOrder(c: Child): number {
-  const acks = c.messages.flatMap((m) => (m.type === "ack" ? [m.ack] : []));
-  expect(acks.length).toBeGreaterThan(0);
-  expect(acks.filter((a) => !a.ok)).toEqual([]);
-  for (let i = 1; i < acks.length; i++) expect(acks[i].seq).toBeGreaterThan(acks[i - 1].seq);
-  return acks.length;
 }
 
 async function honestHistory(url: string): Promise<number> {

@@ -6,7 +6,7 @@ import { io } from "socket.io-client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Alert, ApiHubState } from "../../../shared/protocol/index.js";
 import { cleanupAll, forkFixture, onCleanup, startHubChild, startService, until, type Child } from "../stream/harness.js";
-import { rawAgent } from "./raw-agent.js";
+import { expectAckedInOrder, rawAgent } from "./harness.js";
 
 afterEach(cleanupAll);
 
@@ -19,13 +19,6 @@ const state = async (url: string, token?: string) => (await get<ApiHubState>(url
 /** The victim: the real agent, service "pay" instance "p-1", streaming every 250 ms. */
 async function victim(url: string): Promise<Child & { agentId: string }> {
   return startService({ url, service: "pay", instance: "p-1", intervalMs: 250, scenarios: ["steady:3"], notifyAcks: true });
-}
-
-function expectAckedInOrder(c: Child): void {
-  const acks = c.messages.flatMap((m) => (m.type === "ack" ? [m.ack] : []));
-  expect(acks.length).toBeGreaterThan(0);
-  expect(acks.filter((a) => !a.ok)).toEqual([]);
-  for (let i = 1; i < acks.length; i++) expect(acks[i].seq).toBeGreaterThan(acks[i - 1].seq);
 }
 
 /** Waits until the victim has sent `more` sample acks beyond those it has now. */

@@ -1,10 +1,11 @@
-// Hostile agents for the hostile suite: raw socket.io clients speaking the agent protocol (no
+// The hostile suite's tools. Hostile agents: raw socket.io clients speaking the agent protocol (no
 // agent library), optionally from another loopback address (127.0.0.2: the hub sees another
 // remote address, as it would another host), with helpers to say hello, register and sample.
 import { io, type Socket } from "socket.io-client";
 import { makeHello, makeInfo, makeSample, makeSummary } from "../../fixtures/protocol.js";
 import type { Hello, Sample } from "../../../shared/protocol/index.js";
-import { onCleanup } from "../stream/harness.js";
+import { expect } from "vitest";
+import { onCleanup, type Child } from "../stream/harness.js";
 
 export type Ack = { ok: boolean; error?: string; seq?: number };
 
@@ -57,3 +58,11 @@ export function rawAgent(url: string, opts: RawOptions = {}): Promise<RawAgent> 
 
 /** `n` semaphore ids with a prefix. */
 export const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+/** Every sample ack an agent child reported (notifyAcks): all ok, seqs strictly increasing. */
+export function expectAckedInOrder(c: Child): void {
+  const acks = c.messages.flatMap((m) => (m.type === "ack" ? [m.ack] : []));
+  expect(acks.length).toBeGreaterThan(0);
+  expect(acks.filter((a) => !a.ok)).toEqual([]);
+  for (let i = 1; i < acks.length; i++) expect(acks[i].seq).toBeGreaterThan(acks[i - 1].seq);
+}
