@@ -121,6 +121,12 @@ export class Admission {
       : `semaphore limit reached: at most ${maxSemaphoresPerAddress} semaphores from one address`;
   }
 
+  /** After a message added semaphores to `rec`: counted at once, so the next check sees them. */
+  settle(rec: AgentRecord): void {
+    const h = this.held.get(rec.agentId);
+    if (h !== undefined && h.rec === rec) this.sync(h);
+  }
+
   /** For /api/state, /api/stats and /metrics: what is held, the limits, and what was refused. */
   info(): HubAdmission {
     this.sweep();

@@ -105,6 +105,7 @@ export class AgentSession {
         const over = this.gate?.admission.semaphores(this.rec, grows, () => grows) ?? null;
         if (over !== null) return this.refuse(over, true);
         this.core.register(this.rec, p.value);
+        this.gate?.admission.settle(this.rec);
         return { ok: true };
       }
       case "samples":
@@ -115,6 +116,7 @@ export class AgentSession {
         const over = this.overCap(this.rec, p.value.items);
         if (over !== null) return this.refuse(over, true);
         const out = this.core.events(this.rec, p.value);
+        this.gate?.admission.settle(this.rec);
         return out.ok ? out : this.refuse(out.error, true);
       }
       case "flight": {
@@ -165,6 +167,11 @@ export class AgentSession {
 
   refused(error: string): Ack {
     return this.refuse(error, true);
+  }
+
+  /** SamplesJob's part once a batch is stored: the semaphores it added count at once. */
+  stored(): void {
+    if (this.rec !== undefined) this.gate?.admission.settle(this.rec);
   }
 
   /** SamplesJob's part as it answers a small batch early: true when the hub stores it later (StorePipeline.defer). */
@@ -282,6 +289,7 @@ class SamplesJob implements Job {
     }
     if (this.deferred && this.early !== undefined) return (this.answer = this.early);
     if (!this.store.step(this.early !== undefined ? Infinity : budget)) return undefined;
+    this.session.stored();
     return (this.answer = this.early ?? { ok: true, seq: this.seq });
   }
 }

@@ -32,7 +32,8 @@ export function rawAgent(url: string, opts: RawOptions = {}): Promise<RawAgent> 
     reconnection: false,
     transports: ["websocket"],
     auth: { protocol: 1, ...(opts.token !== undefined ? { token: opts.token } : {}) },
-    ...(opts.from !== undefined ? { localAddress: opts.from } : {}),
+    // engine.io-client hands localAddress to ws in Node; its types leave it out.
+    ...(opts.from !== undefined ? ({ localAddress: opts.from } as object) : {}),
   });
   onCleanup(() => socket.disconnect());
   const emit = (event: string, payload: unknown) => socket.timeout(30_000).emitWithAck(event, payload) as Promise<Ack>;
