@@ -4,8 +4,10 @@
 // it: its batches all acknowledged, in order; its semaphores held, with history; the hub's memory
 // bounded; and every refusal counted in /api/state and /metrics.
 import { afterEach, describe, expect, it } from "vitest";
-import type { ApiHubState } from "../../../shared/protocol/index.js";
-import { cleanupAll, startHubChild, startService, until, type Child } from "../stream/harness.js";
+import { io } from "socket.io-client";
+import type { ApiHubState, HubAdmission } from "../../../shared/protocol/index.js";
+import type { UiDelta, UiSnapshot } from "../../../shared/ui-protocol/types.js";
+import { cleanupAll, onCleanup, startHubChild, startService, until, type Child } from "../stream/harness.js";
 import { expectAckedInOrder, ids, rawAgent, type RawAgent } from "./harness.js";
 
 afterEach(cleanupAll);
@@ -77,8 +79,16 @@ describe("a flood of agents and semaphores from one address", () => {
     expectAckedInOrder(service);
   }, 120_000);
 
-  it("refuses a live flood past the cap with a reason in the ack, counted in /api/state and /metrics", async () => {
+  it("refuses a live flood past the cap with a reason in the ack, counted in /api/state, /metrics and the dashboards' deltas", async () => {
     const hub = await startHubChild({ admission: { maxSemaphoresPerAddress: 1500, maxAgentsPerAddress: 3 } });
+    // A dashboard, connected before: it learns of the refusals from its deltas.
+    const ui = io(`${hub.url}/ui`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+    onCleanup(() => ui.disconnect());
+    const seen: HubAdmission[] = [];
+    ui.on("snapshot", (s: UiSnapshot) => void (s.state.hub.admission !== undefined && seen.push(s.state.hub.admission)));
+    ui.on("delta", (d: UiDelta) => void (d.admission !== undefined && seen.push(d.admission)));
+    await until(() => seen.length > 0 || undefined, "the dashboard's snapshot", 10_000);
+    expect(seen[0].refused).toEqual({ agents: 0, semaphores: 0, identity: 0 });
     const first = await floodAgent(hub.url, "live-0", 1000);
     expect(first.acks).toEqual({ hello: true, register: true, samples: true });
     // Live: nothing to forget to make room.
@@ -97,6 +107,7 @@ describe("a flood of agents and semaphores from one address", () => {
     const metrics = await (await fetch(`${hub.url}/metrics`)).text();
     expect(metrics).toMatch(/^semscope_hub_admission_refused_total\{what="agents"\} 1$/m);
     expect(metrics).toMatch(/^semscope_hub_semaphores \d+$/m);
+    await until(() => seen.at(-1)?.refused.agents === 1 || undefined, "a delta with the refused agent", 10_000);
     expectAckedInOrder(service);
   }, 120_000);
 
