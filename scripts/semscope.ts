@@ -10,7 +10,8 @@ import { HUB_NODE_FLAGS } from "../main/hub/node-flags.js";
 const USAGE = `usage: semscope <command> [options]
 
   semscope hub [--port 7420] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]...
-               [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]
+               [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>] [--agent-token <t>]
+               [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>] [--max-semaphores-per-address <n>]
       the headless hub: agents stream to it; dashboards and tools read it (HTTP API, /ui)
   semscope web [--port 7420] [--host 127.0.0.1] [--token <t>] [--no-demo] [--record <file>]
                [--record-dir <dir> [--record-cap-mb <n>]] [--replay <recording>]
@@ -21,7 +22,8 @@ const USAGE = `usage: semscope <command> [options]
       over 1024 MiB unless raised)
   semscope --help | --version
 
-SEMSCOPE_TOKEN is read when --token is not given. Port 0 picks a free port. --alertmanager and
+SEMSCOPE_TOKEN is read when --token is not given (SEMSCOPE_AGENT_TOKEN when --agent-token is not:
+a token that opens /agent only). Port 0 picks a free port. --alertmanager and
 --webhook (repeatable) send every alert change there (docs/integrations.md).`;
 
 /**

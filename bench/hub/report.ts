@@ -3,6 +3,7 @@ import os from "node:os";
 import { damonState } from "../support/kernel-reclaim.js";
 import type { HubBenchConfig } from "./config.js";
 import type { FairnessResult } from "./fairness.js";
+import { nameFloodLines, type NameFloodResult } from "./name-flood.js";
 import type { ParseCost } from "./parse-cost.js";
 import type { GcPauses, GcSummary, ServerReport, SimReport } from "./messages.js";
 
@@ -68,7 +69,7 @@ export function environmentLine(config: HubBenchConfig): string {
   );
 }
 
-export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?: FairnessResult, parse?: ParseCost): string {
+export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?: FairnessResult, parse?: ParseCost, flood?: NameFloodResult): string {
   const out: string[] = [`Semscope hub benchmark: ${environmentLine(config)}`, ""];
   const semaphores = config.agents * config.semaphoresPerAgent;
   const perRun = runs.map((r) => {
@@ -158,6 +159,7 @@ export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?
   if (parse !== undefined) {
     out.push("", `Checking a full samples batch (1,000 items, ${f(parse.bytes / 1024, 0)} KiB), medians: fast path ${f(parse.fastMs, 2)} ms, zod ${f(parse.zodMs, 1)} ms`);
   }
+  if (flood !== undefined) out.push("", ...nameFloodLines(flood));
   const check = (ok: boolean, what: string) => `${ok ? "PASS" : "FAIL"} ${what}`;
   out.push("", "Targets (a report, not a gate)");
   out.push(check(ratio <= 1.5, `hub CPU per sample within 1.5x of the bare server's: ${f(ratio, 2)}x`));
@@ -179,6 +181,7 @@ export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?
       bytes_per_semaphore_hour: hour === undefined ? null : Math.round(hour.bytesPerSemaphore),
       fair_ack_p50_ms: fair === undefined ? null : round(fair.flood.p50),
       fair_ack_p99_ms: fair === undefined ? null : round(fair.flood.p99),
+      flood_heap_mb: flood === undefined ? null : { capped: round(flood.capped.after.heapUsed / 2 ** 20), uncapped: round(flood.uncapped.after.heapUsed / 2 ** 20) },
     }),
   );
   return out.join("\n");

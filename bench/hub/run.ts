@@ -5,6 +5,7 @@ import { spawnChild as spawn, type Child } from "./child.js";
 import { HUB_NODE_FLAGS } from "../../main/hub/node-flags.js";
 import { loadConfig } from "./config.js";
 import { fairness } from "./fairness.js";
+import { nameFlood } from "./name-flood.js";
 import { parseCost } from "./parse-cost.js";
 import type { ChildMessage, ServerReport, SimReport } from "./messages.js";
 import { environmentLine, report, type RunResult } from "./report.js";
@@ -69,5 +70,7 @@ for (let round = 0; round < config.rounds; round++) {
 log("  fairness: a real agent's acks, quiet and then under a hostile flood");
 const fair = await fairness(config, log);
 const parse = parseCost();
-process.stdout.write(`${report(config, runs, fair, parse)}\n`);
+log("  name flood: hub memory after floods of new names, default caps and caps lifted");
+const flood = await nameFlood(log, config.quick ? 1 : 3, config.quick ? 12 : 20);
+process.stdout.write(`${report(config, runs, fair, parse, flood)}\n`);
 process.exit(0);

@@ -7,23 +7,30 @@ function digest(s: string): Buffer {
   return createHash("sha256").update(s, "utf8").digest();
 }
 
+/**
+ * The tokens one door accepts: the hub's token everywhere, and on /agent also the agent token
+ * (HubOptions.agentToken), which therefore opens nothing else.
+ */
 export class TokenCheck {
-  private readonly expected: Buffer | undefined;
+  private readonly expected: Buffer[];
 
-  constructor(token: string | undefined) {
-    this.expected = token === undefined ? undefined : digest(token);
+  constructor(token: string | undefined, ...more: (string | undefined)[]) {
+    this.expected = token === undefined ? [] : [token, ...more].filter((t): t is string => t !== undefined).map(digest);
   }
 
   get required(): boolean {
-    return this.expected !== undefined;
+    return this.expected.length > 0;
   }
 
-  /** True when no token is configured, or `presented` is it. */
+  /** True when no token is configured, or `presented` is one of them. */
   accepts(presented: unknown): boolean {
-    if (this.expected === undefined) return true;
-    // Hashed even when it is not a string, so a wrong type costs the same as a wrong token.
+    if (this.expected.length === 0) return true;
+    // Hashed even when it is not a string, so a wrong type costs the same as a wrong token; each
+    // compared, none skipped, so which one matched takes no longer than none.
     const candidate = digest(typeof presented === "string" ? presented : "");
-    return timingSafeEqual(candidate, this.expected) && typeof presented === "string";
+    let match = false;
+    for (const e of this.expected) match = timingSafeEqual(candidate, e) || match;
+    return match && typeof presented === "string";
   }
 
   /** An HTTP Authorization header: `Bearer <token>`. */

@@ -1,15 +1,24 @@
-// `semscope hub --port <p> [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>]
-// [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]`
-// (also `npm run hub --`): the hub without Electron (--static: web mode; --allow-origin: a browser
-// origin besides the hub's own, e.g. a dev server's; --alertmanager/--webhook: where every alert
-// change is sent). First stdout line: `semscope hub listening on http://<host>:<port>`.
+// `semscope hub --port <p> [--host 127.0.0.1] [--token <t>] [--agent-token <t>] [--record <file>]
+// [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]...
+// [--dashboard-url <url>] [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>]
+// [--max-semaphores-per-address <n>]` (also `npm run hub --`): the hub without Electron (--static:
+// web mode; --allow-origin: a browser origin besides the hub's own, e.g. a dev server's;
+// --alertmanager/--webhook: where every alert change is sent; --agent-token: a token that opens
+// /agent only; --max-*: HubOptions.admission). First stdout line: `semscope hub listening on http://<host>:<port>`.
 // Bad arguments: one line on stderr, exit 2. SIGINT/SIGTERM: close cleanly, exit 0.
 import { parseArgs } from "node:util";
 import { createHub, type Hub } from "./hub.js";
 import { HubConfigError } from "./options.js";
 
 const USAGE =
-  "usage: semscope hub [--port <p>] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]";
+  "usage: semscope hub [--port <p>] [--host 127.0.0.1] [--token <t>] [--agent-token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>] [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>] [--max-semaphores-per-address <n>]";
+/** --max-* flag → HubOptions.admission field. */
+const CAP_FLAGS = {
+  "max-agents": "maxAgents",
+  "max-agents-per-address": "maxAgentsPerAddress",
+  "max-semaphores": "maxSemaphores",
+  "max-semaphores-per-address": "maxSemaphoresPerAddress",
+} as const;
 /** A close that takes longer than this is abandoned (exit 1) rather than leaving a hung process. */
 const CLOSE_TIMEOUT_MS = 5000;
 
@@ -26,6 +35,11 @@ function parse(argv: string[]) {
         port: { type: "string" },
         host: { type: "string" },
         token: { type: "string" },
+        "agent-token": { type: "string" },
+        "max-agents": { type: "string" },
+        "max-agents-per-address": { type: "string" },
+        "max-semaphores": { type: "string" },
+        "max-semaphores-per-address": { type: "string" },
         record: { type: "string" },
         static: { type: "string" },
         "allow-origin": { type: "string", multiple: true },
@@ -48,6 +62,18 @@ function portOf(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+function countOf(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) fail(`--${flag} must be an integer >= 1, got "${text}"`);
+  return Number(text);
+}
+
+/** A flag, else the environment variable when set and not empty. */
+function orEnv(value: string | undefined, name: string): string | undefined {
+  const env = process.env[name];
+  return value ?? (env !== undefined && env !== "" ? env : undefined);
+}
+
 /** `semscope hub <argv>`: starts the hub and keeps it running until SIGINT/SIGTERM. */
 export async function runHubCli(argv: string[]): Promise<void> {
   const args = parse(argv);
@@ -55,14 +81,16 @@ export async function runHubCli(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const envToken = process.env.SEMSCOPE_TOKEN;
-  const token = args.token ?? (envToken !== undefined && envToken !== "" ? envToken : undefined);
+  const admission: Record<string, number | undefined> = {};
+  for (const [flag, field] of Object.entries(CAP_FLAGS)) admission[field] = countOf(flag, args[flag as keyof typeof CAP_FLAGS]);
   let hub: Hub;
   try {
     hub = await createHub({
       port: portOf(args.port),
       host: args.host,
-      token,
+      token: orEnv(args.token, "SEMSCOPE_TOKEN"),
+      agentToken: orEnv(args["agent-token"], "SEMSCOPE_AGENT_TOKEN"),
+      admission,
       record: args.record,
       staticDir: args.static,
       allowedOrigins: args["allow-origin"],

@@ -112,6 +112,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     recorder,
   });
   const tokens = new TokenCheck(o.token);
+  const agentTokens = new TokenCheck(o.token, o.agentToken);
   const guard = new RequestGuard(isLoopback(o.host), o.allowedOrigins);
   // The /ui namespace needs the server, the HTTP handler (made first) needs its client count.
   const uiRef: { current?: UiNamespace } = {};
@@ -142,7 +143,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     busy: (service) => core.ingest.busy(service),
     guard: (what, fallback, fn) => contained(what, o.log, fallback, fn),
   });
-  attachAgentNamespace(io, core, tokens, { rate: o.agentRate, budget: o.agentBudget, addressBudget: o.agentAddressBudget }, scheduler, o.log);
+  attachAgentNamespace(io, core, agentTokens, { rate: o.agentRate, budget: o.agentBudget, addressBudget: o.agentAddressBudget, admission: o.admission }, scheduler, o.log);
   const ui = new UiNamespace(io, core, tokens, { ...o.ui, log: o.log });
   uiRef.current = ui;
 

@@ -15,6 +15,17 @@ export interface HubOptions {
   host?: string;
   /** Shared secret for agents, dashboards and the HTTP API (≤ 256 UTF-16 units). */
   token?: string;
+  /**
+   * A second secret that opens /agent only (not /ui, /replay or the HTTP API), so a token handed to
+   * every service cannot read or change the hub. Needs `token`; /agent accepts either.
+   */
+  agentToken?: string;
+  /**
+   * Agents held (connected, or disconnected and kept for forgetAfterMs) and semaphores held, in all
+   * and per remote address. At a cap the longest-disconnected agents are forgotten to make room;
+   * when all are live the newcomer is refused (`agent limit reached`, `semaphore limit reached`).
+   */
+  admission?: { maxAgents?: number; maxAgentsPerAddress?: number; maxSemaphores?: number; maxSemaphoresPerAddress?: number };
   /** Append every accepted agent message (and every other engine input) to this NDJSON file. */
   record?: string;
   /** Record into this sink instead (the app's rolling recordings, recording-rolling.ts); closed with the hub. */
@@ -69,6 +80,8 @@ export interface ResolvedHubOptions {
   readonly port: number;
   readonly host: string;
   readonly token: string | undefined;
+  readonly agentToken: string | undefined;
+  readonly admission: { readonly maxAgents: number; readonly maxAgentsPerAddress: number; readonly maxSemaphores: number; readonly maxSemaphoresPerAddress: number };
   readonly record: string | undefined;
   readonly staticDir: string | undefined;
   readonly now: () => number;
@@ -99,6 +112,11 @@ export const DEFAULT_AGENT_RATE = { perSecond: 200, burst: 2000 } as const;
 export const DEFAULT_AGENT_BUDGET = { itemsPerSecond: 2000, burst: 2000 } as const;
 /** Ten connections' worth of DEFAULT_AGENT_BUDGET from one address: 1,000 agents of 10 semaphores at 1 s on one host. */
 export const DEFAULT_AGENT_ADDRESS_BUDGET = { itemsPerSecond: 20_000, burst: 20_000 } as const;
+/**
+ * Twice the hub's design scale (10,000 semaphores) in all, the design scale from one address (a
+ * fleet behind one NAT fits); agents: 1,000 of 10 semaphores on one host, as the address budget.
+ */
+export const DEFAULT_ADMISSION = { maxAgents: 2000, maxAgentsPerAddress: 1000, maxSemaphores: 20_000, maxSemaphoresPerAddress: 10_000 } as const;
 export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 /** How often the hub ticks the engine (agent_down) and looks for agents to forget. */
 export const TICK_MS = 1000;
@@ -129,11 +147,15 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
   const host = opts.host ?? DEFAULT_HOST;
   if (typeof host !== "string" || host.length === 0) throw new HubConfigError("host must be a non-empty string");
   const token = opts.token;
-  if (token !== undefined) {
-    if (typeof token !== "string" || token.length === 0) throw new HubConfigError("token must be a non-empty string");
+  const agentToken = opts.agentToken;
+  for (const [name, t] of [["token", token], ["agentToken", agentToken]] as const) {
+    if (t === undefined) continue;
+    if (typeof t !== "string" || t.length === 0) throw new HubConfigError(`${name} must be a non-empty string`);
     // A handshake string over the protocol's limit is refused by the schema: such a token could never be presented.
-    if (token.length > LIMITS.maxString) throw new HubConfigError(`token must be at most ${LIMITS.maxString} characters, got ${token.length}`);
+    if (t.length > LIMITS.maxString) throw new HubConfigError(`${name} must be at most ${LIMITS.maxString} characters, got ${t.length}`);
   }
+  if (agentToken !== undefined && token === undefined) throw new HubConfigError("agentToken needs token: without it the dashboard and the API would be open while agents need a token");
+  if (agentToken !== undefined && agentToken === token) throw new HubConfigError("agentToken must differ from token, or it would open the dashboard too");
   if (!isLoopback(host) && token === undefined) {
     throw new HubConfigError(`refusing to listen on ${host} without a token: anything but loopback needs --token (or SEMSCOPE_TOKEN)`);
   }
@@ -158,10 +180,14 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
   const rate = opts.agentRate ?? {};
   const budget = opts.agentBudget ?? {};
   const addressBudget = opts.agentAddressBudget ?? {};
+  const admission = opts.admission ?? {};
+  const cap = (name: keyof typeof DEFAULT_ADMISSION) => int(`admission.${name}`, admission[name], DEFAULT_ADMISSION[name], 1, 100_000_000);
   return {
     port,
     host,
     token,
+    agentToken,
+    admission: { maxAgents: cap("maxAgents"), maxAgentsPerAddress: cap("maxAgentsPerAddress"), maxSemaphores: cap("maxSemaphores"), maxSemaphoresPerAddress: cap("maxSemaphoresPerAddress") },
     record: opts.record,
     staticDir: opts.staticDir,
     now: opts.now ?? Date.now,

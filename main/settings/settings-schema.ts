@@ -25,7 +25,11 @@ const ALERT_RULES = [
 const _allRulesListed: [Exclude<AlertRule, (typeof ALERT_RULES)[number]>] extends [never] ? true : false = true;
 void _allRulesListed;
 
-/** Frozen defaults: the local hub on the protocol's port, no token, notify critical alerts. */
+/**
+ * Frozen defaults: the local hub on the protocol's port, no token, notify critical alerts. A
+ * first run (no settings file) and a replaced unusable file get a new token over these
+ * (settings-store.ts); `token: null` is what a user saves to run the local hub open.
+ */
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   version: SETTINGS_VERSION,
   hub: Object.freeze({ port: DEFAULT_HUB_PORT, token: null }),

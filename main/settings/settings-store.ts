@@ -11,6 +11,8 @@ export const SETTINGS_FILE_NAME = "settings.json";
 
 export interface LoadedSettings {
   settings: Settings;
+  /** No settings file yet: this run made one, with a new token for the local hub. */
+  firstRun?: boolean;
   /** Why the file was not used (null when it loaded, or did not exist yet). */
   problem: string | null;
   /** Where the unusable file was moved, when it could be. */
@@ -28,7 +30,7 @@ export async function loadSettings(file: string, opts: LoadOptions = {}): Promis
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    if (errCode(err) === "ENOENT") return { settings: defaultSettings(), problem: null, backup: null };
+    if (errCode(err) === "ENOENT") return firstRun(file);
     return replaceUnusable(file, `it could not be read (${errMessage(err)})`, opts);
   }
   let json: unknown;
@@ -42,8 +44,31 @@ export async function loadSettings(file: string, opts: LoadOptions = {}): Promis
   return { settings: parsed.settings, problem: null, backup: null };
 }
 
-async function replaceUnusable(file: string, reason: string, opts: LoadOptions): Promise<LoadedSettings> {
+/** A token for the local hub: 32 characters of base64url (192 random bits), visible ASCII as the schema asks. */
+export function newHubToken(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+/** The defaults, with a new token: a local hub is never open to every process of the machine unless a user chose so. */
+function freshSettings(): Settings {
   const settings = defaultSettings();
+  settings.hub.token = newHubToken();
+  return settings;
+}
+
+/** No file yet: the defaults with a new token, written (0600) so the token stays the same next run. */
+async function firstRun(file: string): Promise<LoadedSettings> {
+  const settings = freshSettings();
+  try {
+    await writeSettingsFile(file, settings);
+  } catch (err) {
+    return { settings, firstRun: true, problem: `The new settings could not be saved to ${file} (${errMessage(err)}); the hub's new token holds for this run only.`, backup: null };
+  }
+  return { settings, firstRun: true, problem: null, backup: null };
+}
+
+async function replaceUnusable(file: string, reason: string, opts: LoadOptions): Promise<LoadedSettings> {
+  const settings = freshSettings();
   const stamp = (opts.now?.() ?? new Date()).toISOString().replace(/[:.]/g, "-");
   const backup = `${file}.corrupt-${stamp}`;
   let kept: string | null = backup;
@@ -59,7 +84,7 @@ async function replaceUnusable(file: string, reason: string, opts: LoadOptions):
   } catch (err) {
     tail += ` Writing the defaults failed too (${errMessage(err)}); they are used for this run.`;
   }
-  return { settings, problem: `The settings in ${file} could not be used: ${reason}. Defaults are in force. ${tail}`, backup: kept };
+  return { settings, problem: `The settings in ${file} could not be used: ${reason}. Defaults are in force, with a new token for the local hub. ${tail}`, backup: kept };
 }
 
 /** Writes `settings` to `file` atomically, readable by the user only. */

@@ -9,7 +9,7 @@
 // rolling config change is the only way they differ, and summing a global cap would overstate
 // the fleet by the replica count).
 import { EMPTY_SUMMARY, mergeSummaries, type Summary } from "../histogram.js";
-import type { SampleShare, Scope } from "../protocol/types.js";
+import { fleetKey as protocolFleetKey, type SampleShare, type Scope } from "../protocol/types.js";
 
 /** One live replica's semaphore, as the fleet sees it. */
 export interface FleetMember {
@@ -77,7 +77,7 @@ export interface FleetEntry extends FleetTotals {
 }
 
 export function fleetKey(service: string, name: string): string {
-  return `${service}/${name}`;
+  return protocolFleetKey(service, name);
 }
 
 export function fleetTotals(members: readonly FleetMember[]): FleetTotals {

@@ -7,6 +7,11 @@
 // evicting one would only have it rebuilt on its next sample, one eviction evicting the next: so
 // the new key is refused (no history, counted) until some history goes idle. What is kept is
 // then the histories that are updated, never a churn of fresh rings that hold nothing.
+//
+// Except for fairness between instances (a key's group: its `<service>/<instance>`, the key up to
+// its last `/`): a new key of a group holding less than its share (capacity / groups) takes the
+// place of the least recently updated history of the group holding most, so one instance reporting
+// thousands of live semaphores cannot leave a newcomer with no history at all.
 
 import type { Sample, Summary } from "../protocol/types.js";
 import type { HistKind, Tier } from "./columnar-window.js";
@@ -98,6 +103,14 @@ export class HistoryStore {
   private nextCandidate = 0;
   private evictedCount = 0;
   private refusedCount = 0;
+  private fairCount = 0;
+  /** Histories held per group (groupOf). */
+  private readonly groups = new Map<string, number>();
+  /** The group last evicted from for fairness, its entries least recently updated first (as `candidates`). */
+  private fairGroup: string | undefined;
+  private fairCandidates: HistoryEntry[] = [];
+  private fairStamps: number[] = [];
+  private nextFair = 0;
 
   constructor(opts: HistoryStoreOptions = {}) {
     const max = opts.maxSemaphores ?? DEFAULT_MAX_SEMAPHORES;
@@ -128,16 +141,24 @@ export class HistoryStore {
     if (entry !== undefined) return this.update(entry, sample, t, intervalMs, now);
     if (this.byKey.size >= this.capacity) {
       const oldest = this.leastRecent();
-      if (oldest === undefined || now - this.recency.updatedAt(oldest.index) < this.minIdleMs) {
-        this.refusedCount++;
-        return false;
+      if (oldest !== undefined && now - this.recency.updatedAt(oldest.index) >= this.minIdleMs) {
+        this.remove(oldest);
+        this.candidates[this.nextCandidate++] = undefined;
+      } else {
+        const victim = this.fairVictim(groupOf(key));
+        if (victim === undefined) {
+          this.refusedCount++;
+          return false;
+        }
+        this.remove(victim);
+        this.fairCount++;
       }
-      this.remove(oldest);
-      this.candidates[this.nextCandidate++] = undefined;
       this.evictedCount++;
     }
     const history = new SemaphoreHistory(this.historyOptions, growthSpread(key), this.pools);
     this.byKey.set(key, new HistoryEntry(key, history, this.recency.take(now, ++this.stamps)));
+    const group = groupOf(key);
+    this.groups.set(group, (this.groups.get(group) ?? 0) + 1);
     return history.push(sample, t, intervalMs);
   }
 
@@ -194,6 +215,11 @@ export class HistoryStore {
   /** Histories evicted for the bound since the store was made. */
   get evicted(): number {
     return this.evictedCount;
+  }
+
+  /** Of `evicted`, live histories evicted to give a group under its share one (fairVictim). */
+  get evictedForFairness(): number {
+    return this.fairCount;
   }
 
   /** Samples of new keys refused a history because every history held was live. */
@@ -263,7 +289,48 @@ export class HistoryStore {
     }
   }
 
+  /**
+   * For a new key of `group` while every history is live: the least recently updated history of
+   * the group holding most, if `group` holds less than its share and that one holds more than
+   * `group` would after (no two groups trading one history back and forth). O(groups), plus one
+   * scan of the store per that group's size in evictions.
+   */
+  private fairVictim(group: string): HistoryEntry | undefined {
+    const mine = this.groups.get(group) ?? 0;
+    const share = Math.floor(this.capacity / (this.groups.size + (mine === 0 ? 1 : 0)));
+    if (mine >= share) return undefined;
+    let most: string | undefined;
+    let mostCount = mine + 1;
+    for (const [g, n] of this.groups) {
+      if (n > mostCount) {
+        most = g;
+        mostCount = n;
+      }
+    }
+    if (most === undefined) return undefined;
+    if (most !== this.fairGroup) {
+      this.fairGroup = most;
+      this.fairCandidates = [];
+      this.nextFair = 0;
+    }
+    for (;;) {
+      while (this.nextFair < this.fairCandidates.length) {
+        const c = this.fairCandidates[this.nextFair++];
+        if (c.alive && this.stampOf(c) === this.fairStamps[this.nextFair - 1]) return c;
+      }
+      const sorted = this.byRecency().filter((e) => groupOf(e.key) === most);
+      if (sorted.length === 0) return undefined;
+      this.fairCandidates = sorted;
+      this.fairStamps = sorted.map((c) => this.stampOf(c));
+      this.nextFair = 0;
+    }
+  }
+
   private remove(entry: HistoryEntry): void {
+    const group = groupOf(entry.key);
+    const n = (this.groups.get(group) ?? 1) - 1;
+    if (n <= 0) this.groups.delete(group);
+    else this.groups.set(group, n);
     this.byKey.delete(entry.key);
     entry.alive = false;
     this.recency.give(entry.index);
@@ -271,4 +338,10 @@ export class HistoryStore {
     entry.history?.release();
     entry.history = null;
   }
+}
+
+/** A key's group: `<service>/<instance>` of `<service>/<instance>/<id>` (its parts escaped, so the last `/` is the id's). */
+function groupOf(key: string): string {
+  const i = key.lastIndexOf("/");
+  return i < 0 ? "" : key.slice(0, i);
 }

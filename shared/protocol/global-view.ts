@@ -12,7 +12,7 @@
 //   it leaves the read and the list by itself;
 // - claimed by no agent: held by a process without an agent, or granted less than one sample
 //   interval ago (not yet in its owner's sample). Counted, not flagged.
-import type { SampleGlobal } from "./types.js";
+import { fleetKey, type SampleGlobal } from "./types.js";
 
 /** What the view needs of a semaphore: SemaphoreState and the dashboard's UiSemaphore both fit. */
 export interface GlobalMemberInput {
@@ -67,7 +67,7 @@ function isGlobal(m: GlobalMemberInput): boolean {
 export function globalViews(members: readonly GlobalMemberInput[], connected: (agentId: string) => boolean): GlobalView[] {
   const groups = new Map<string, GlobalMemberInput[]>();
   for (const m of members) {
-    const key = `${m.service}/${m.name}`;
+    const key = fleetKey(m.service, m.name);
     let g = groups.get(key);
     if (g === undefined) groups.set(key, (g = []));
     g.push(m);

@@ -307,8 +307,23 @@ export interface SemaphoreState {
   last: Sample | null;
 }
 
+/**
+ * Optional addition to `hub` in /api/state: what the hub holds against its caps, and what it
+ * refused (main/hub/ingest/admission.ts). Absent from a hub without caps (a replay).
+ */
+export interface HubAdmission {
+  /** Agents held, connected or not (a disconnected one is kept for hours unless room is needed). */
+  agents: number;
+  semaphores: number;
+  limits: { maxAgents: number; maxAgentsPerAddress: number; maxSemaphores: number; maxSemaphoresPerAddress: number };
+  /** Refused hellos over an agent cap, messages over a semaphore cap, hellos taking over a live identity. */
+  refused: { agents: number; semaphores: number; identity: number };
+  /** Disconnected agents forgotten early to make room. */
+  evictedAgents: number;
+}
+
 export interface HubState {
-  hub: { version: string; startedAt: number; rejected: number };
+  hub: { version: string; startedAt: number; rejected: number; admission?: HubAdmission };
   agents: AgentState[];
   semaphores: SemaphoreState[];
   alerts: Alert[];
@@ -342,6 +357,31 @@ export const LIMITS = {
   histBuckets: 256,
 } as const;
 
+/**
+ * One part of a key as it goes between `/`: `%` and `/` written `%25` and `%2F`, so a name holding
+ * a `/` cannot make one agent's key another's (`a/b` + `c` vs `a` + `b/c`). A name without either
+ * is its own key part, so everyday keys read as before.
+ */
+export function keyPart(s: string): string {
+  return s.includes("%") || s.includes("/") ? s.replace(/%/g, "%25").replace(/\//g, "%2F") : s;
+}
+
+/** The parts of a key made by semaphoreKey, fleetKey or instanceKey, unescaped. */
+export function splitKey(key: string): string[] {
+  return key.split("/").map((p) => (p.includes("%") ? p.replace(/%2F/g, "/").replace(/%25/g, "%") : p));
+}
+
+/** `<service>/<instance>/<id>`, each part escaped (keyPart). */
 export function semaphoreKey(service: string, instance: string, id: string): string {
-  return `${service}/${instance}/${id}`;
+  return `${keyPart(service)}/${keyPart(instance)}/${keyPart(id)}`;
+}
+
+/** `<service>/<instance>`, each part escaped: the key of an agent_down alert. */
+export function instanceKey(service: string, instance: string): string {
+  return `${keyPart(service)}/${keyPart(instance)}`;
+}
+
+/** `<service>/<name>`, each part escaped: a fleet's key (replicas sharing a semaphore name). */
+export function fleetKey(service: string, name: string): string {
+  return `${keyPart(service)}/${keyPart(name)}`;
 }

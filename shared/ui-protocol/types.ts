@@ -3,7 +3,7 @@
 // can import it; the hub validates every request with ./schemas.ts.
 import type { AlertChange, AlertThresholds, FleetEntry, ThresholdsPatch } from "../alerts/index.js";
 import type { Tier, WindowColumn } from "../history/index.js";
-import type { AckFn, Alert, AgentState, HubState, Sample, SemaphoreInfo, SemaphoreState, Summary } from "../protocol/types.js";
+import type { AckFn, Alert, AgentState, HubAdmission, HubState, Sample, SemaphoreInfo, SemaphoreState, Summary } from "../protocol/types.js";
 
 /** Bounds and rates of `/ui` (tunables the hub may lower in tests, never raise past these). */
 export const UI_LIMITS = {
@@ -103,6 +103,8 @@ export interface UiDelta {
   serverTime: number;
   /** hub.rejected as of this delta. */
   rejected: number;
+  /** Optional addition: hub.admission (caps and refusals), when it changed since the last delta. */
+  admission?: HubAdmission;
   /** Semaphores new or changed (a sample, a register, a status change): patch by key (UiSemaphorePatch). */
   semaphores?: UiSemaphorePatch[];
   /** Keys of semaphores gone (unregistered, or their agent forgotten). */

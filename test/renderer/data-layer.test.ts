@@ -95,6 +95,22 @@ describe("DashboardStore", () => {
     expect(s.alertList().map((a) => a.id)).toEqual(["old"]);
   });
 
+  it("keeps the hub's admission from the snapshot, and from a delta that carries it, telling the connection channel", () => {
+    const s = new DashboardStore();
+    s.applySnapshot(snapshot());
+    expect(s.admission).toBeUndefined();
+    const limits = { maxAgents: 2000, maxAgentsPerAddress: 1000, maxSemaphores: 20_000, maxSemaphoresPerAddress: 10_000 };
+    const admission = { agents: 3, semaphores: 30, limits, refused: { agents: 1, semaphores: 2, identity: 0 }, evictedAgents: 0 };
+    let told = 0;
+    s.subscribe("connection", () => told++);
+    s.applyDelta({ seq: 8, serverTime: T + 1000, rejected: 3, admission });
+    expect(s.admission).toEqual(admission);
+    expect(told).toBe(1);
+    // A delta without it leaves it as it was.
+    s.applyDelta({ seq: 9, serverTime: T + 2000, rejected: 3 });
+    expect(s.admission).toEqual(admission);
+  });
+
   it("applies deltas per channel and tells per-key listeners", () => {
     const s = new DashboardStore();
     s.applySnapshot(snapshot());

@@ -96,7 +96,8 @@ describe("alertTarget", () => {
       service: "search",
       name: "upstream",
     });
-    expect(alertTarget(alert({ rule: "over_budget", key: "search/up/stream", service: "search", instance: undefined, semaphore: undefined }))).toEqual({
+    // Key parts are escaped (keyPart): a name holding `/` reads back whole.
+    expect(alertTarget(alert({ rule: "over_budget", key: "search/up%2Fstream", service: "search", instance: undefined, semaphore: undefined }))).toEqual({
       kind: "fleet",
       service: "search",
       name: "up/stream",

@@ -3,7 +3,7 @@
 // pipeline, recorded, and marked for dashboards. Knows nothing of sockets or HTTP.
 import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../../shared/alerts/index.js";
 import { HistoryStore } from "../../../shared/history/index.js";
-import { globalViews, PROTOCOL_VERSION, type Alert, type EventsBatch, type FlightRecord, type Hello, type HubState, type Register, type SamplesBatch } from "../../../shared/protocol/index.js";
+import { globalViews, PROTOCOL_VERSION, type Alert, type HubAdmission, type EventsBatch, type FlightRecord, type Hello, type HubState, type Register, type SamplesBatch } from "../../../shared/protocol/index.js";
 import { StorePipeline, type StoreJob } from "../ingest/store-pipeline.js";
 import type { RecordLine, RecordSink } from "../recording/recorder.js";
 import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
@@ -51,6 +51,8 @@ export class HubCore {
   /** hub.rejected in /api/state: every refused handshake, message, or connection closed for size. */
   rejected = 0;
   readonly stats = { accepted: 0, duplicates: 0, rateLimited: 0, closedForSize: 0, handshakesRefused: 0, uiDropped: 0 };
+  /** The live hub's caps and refusals (ingest/admission.ts), in hub info; none in a replay. */
+  admission: (() => HubAdmission) | undefined;
   private readonly alerts: AlertEngine;
   private readonly recorder: RecordSink | undefined;
   private readonly forgetAfterMs: number;
@@ -270,7 +272,8 @@ export class HubCore {
   // ---- reading ----
 
   hubInfo(): HubState["hub"] {
-    return { version: this.version, startedAt: this.startedAt, rejected: this.rejected };
+    const admission = this.admission?.();
+    return { version: this.version, startedAt: this.startedAt, rejected: this.rejected, ...(admission !== undefined ? { admission } : {}) };
   }
 
   state(): HubState {

@@ -155,6 +155,19 @@ export class HubMetrics {
     hubGauge("histories", "Semaphore histories held.", () => core.history.size);
     hubGauge("history_bytes", "Typed-array bytes the histories hold.", () => core.history.bytes());
     hubGauge("start_time_seconds", "When the hub started (epoch seconds).", () => core.startedAt / 1000);
+    hubGauge("semaphores", "Semaphores the hub holds for its agents (against admission.maxSemaphores).", () => core.admission?.().semaphores ?? 0);
+    hubCounter("agents_evicted", "Disconnected agents forgotten early to make room for a new one.", () => core.admission?.().evictedAgents ?? 0);
+    const refused: Counter<"what"> = new Counter({
+      name: "semscope_hub_admission_refused_total",
+      help: "Refused for a cap or an identity: agents (a hello over an agent cap), semaphores (a message over a semaphore cap), identity (a hello taking over a live agentId or service/instance).",
+      labelNames: ["what"],
+      registers: [r],
+      collect: () => {
+        refused.reset();
+        const a = core.admission?.();
+        for (const what of ["agents", "semaphores", "identity"] as const) refused.inc({ what }, a?.refused[what] ?? 0);
+      },
+    });
 
     const agentUp: Gauge<"service" | "instance"> = new Gauge({
       name: "semscope_hub_agent_up",

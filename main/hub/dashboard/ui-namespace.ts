@@ -60,6 +60,8 @@ export class UiNamespace {
   readonly nsp: Namespace<UiToHubEvents, HubToUiEvents>;
   private seq = 0;
   private lastRejected = -1;
+  /** hub.admission as last sent, as JSON (it changes seldom: compared whole). */
+  private lastAdmission = "";
   /** Keys dashboards have been told about, to say which went away. */
   private known = new Set<string>();
   /** The registration each key's config was last sent in a delta with (snapshots carry every config). */
@@ -213,14 +215,18 @@ export class UiNamespace {
       return;
     }
     const rejected = this.core.rejected;
+    const admission = this.core.admission?.();
+    const admissionJson = admission === undefined ? "" : JSON.stringify(admission);
     const quiet =
       changes.keys.size === 0 && !changes.structure && changes.agents.size === 0 && changes.removedAgents.size === 0 &&
-      changes.alerts.length === 0 && !changes.thresholds && rejected === this.lastRejected;
+      changes.alerts.length === 0 && !changes.thresholds && rejected === this.lastRejected && admissionJson === this.lastAdmission;
     if (quiet) return;
     this.lastRejected = rejected;
 
     const core = this.core;
     const delta: UiDelta = { seq: ++this.seq, serverTime: core.now(), rejected };
+    if (admission !== undefined && admissionJson !== this.lastAdmission) delta.admission = admission;
+    this.lastAdmission = admissionJson;
     if (changes.keys.size > 0 || changes.structure) {
       const all = core.registry.semaphores();
       const current = new Set(all.map((s) => s.key));

@@ -2,7 +2,7 @@
 // semaphores with their latest sample time, the bounded sparklines, the /ui snapshot.
 import { pickTier, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
 import type { FleetEntry } from "../../../shared/alerts/index.js";
-import type { Sample, SemaphoreInfo, SemaphoreState, Summary } from "../../../shared/protocol/index.js";
+import { fleetKey, type Sample, type SemaphoreInfo, type SemaphoreState, type Summary } from "../../../shared/protocol/index.js";
 import {
   UI_LIMITS,
   type Sparkline,
@@ -66,7 +66,7 @@ export function fleetHistoryView(core: HubCore, service: string, name: string, q
   const r = range(q, latest, core.now(), intervalOf(core, keys[0]));
   if (!r.ok) return r;
   const win = core.history.fleetWindow(keys, r.value.tier, r.value.from, r.value.to);
-  return { ok: true, value: { key: `${service}/${name}`, window: toUiWindow(win, q.columns) } };
+  return { ok: true, value: { key: fleetKey(service, name), window: toUiWindow(win, q.columns) } };
 }
 
 function intervalOf(core: HubCore, key: string): number {

@@ -12,6 +12,7 @@ import type { HubCore } from "../core/hub-core.js";
 import { AddressBudgets, CombinedBudget } from "./rate-limit.js";
 import { contained, reply, splitArgs } from "../socket/listener.js";
 import { TokenBucket } from "../socket/token-bucket.js";
+import { Admission, type AdmissionLimits } from "./admission.js";
 
 /**
  * Pausing a WebSocket stops reading its TCP socket (ws's pause()), so what the lane cannot yet
@@ -83,6 +84,8 @@ export interface AgentLimits {
   budget: { itemsPerSecond: number; burst: number };
   /** Shared by every connection from one remote address. */
   addressBudget: { itemsPerSecond: number; burst: number };
+  /** Agents and semaphores held, per remote address and in all (admission.ts). */
+  admission: AdmissionLimits;
 }
 
 export function attachAgentNamespace(
@@ -96,6 +99,8 @@ export function attachAgentNamespace(
   const nsp: Namespace<AgentToHubEvents, HubToAgentEvents> = io.of(AGENT_NAMESPACE);
   let connections = 0;
   const addresses = new AddressBudgets(limits.addressBudget.itemsPerSecond, limits.addressBudget.burst);
+  const admission = new Admission(core, limits.admission);
+  core.admission = () => admission.info();
 
   nsp.use((socket, next) => {
     const why = tokens.refuseHandshake(socket.handshake.auth);
@@ -106,8 +111,10 @@ export function attachAgentNamespace(
   });
 
   nsp.on("connection", (socket) => {
-    const session = new AgentSession(core, ++connections, limits.rate, (request) => socket.emit("flight_request", request));
     const address = socket.handshake.address;
+    const connection = ++connections;
+    admission.opened(connection);
+    const session = new AgentSession(core, connection, limits.rate, (request) => socket.emit("flight_request", request), { admission, address });
     const budget = new CombinedBudget([new TokenBucket(limits.budget.itemsPerSecond, limits.budget.burst), addresses.acquire(address)]);
     const lane = scheduler.add(new Lane(session, transportOf(socket), budget));
     /** Rate first, as it arrives; then in order, on the lane. */

@@ -7,7 +7,7 @@ import { SamplesCheck } from "../../../shared/protocol/samples-check.js";
 import type { AgentRecord, HubCore } from "../core/hub-core.js";
 import { StoreJob } from "./store-pipeline.js";
 import { TokenBucket } from "../socket/token-bucket.js";
-
+import { freshIds, type Admission } from "./admission.js";
 
 /** Work done a slice at a time: `step` does about `maxUnits` units and gives the answer once finished. */
 export interface Job {
@@ -59,6 +59,8 @@ export class AgentSession {
     rate: { perSecond: number; burst: number },
     /** Sends a flight_request on this connection (absent: the hub never asks it). */
     private readonly emitFlight?: (request: FlightRequest) => void,
+    /** The hub's caps and identity rules, and this connection's remote address (absent: none apply). */
+    private readonly gate?: { admission: Admission; address: string },
   ) {
     this.bucket = new TokenBucket(rate.perSecond, rate.burst);
   }
@@ -99,7 +101,16 @@ export class AgentSession {
       case "register": {
         const p = parsePayload(agentPayloadSchemas.register, payload);
         if (!p.ok) return this.refuse(p.error, true);
+        // A part only adds to the list the hub assembles: the whole list is admitted at its end.
+        const pending = p.value.partial === "end" ? (this.rec.registerParts?.length ?? 0) : 0;
+        const grows = p.value.partial === "more" ? 0 : pending + p.value.semaphores.length - this.rec.ids.size;
+        const over = this.gate?.admission.semaphores(this.rec, grows, () => grows) ?? null;
+        if (over !== null) {
+          this.rec.registerParts = undefined;
+          return this.refuse(over, true);
+        }
         const out = this.core.register(this.rec, p.value);
+        this.gate?.admission.settle(this.rec);
         return out.ok ? out : this.refuse(out.error, true);
       }
       case "samples":
@@ -107,7 +118,10 @@ export class AgentSession {
       case "events": {
         const p = parsePayload(agentPayloadSchemas.events, payload);
         if (!p.ok) return this.refuse(p.error, true);
+        const over = this.overCap(this.rec, p.value.items);
+        if (over !== null) return this.refuse(over, true);
         const out = this.core.events(this.rec, p.value);
+        this.gate?.admission.settle(this.rec);
         return out.ok ? out : this.refuse(out.error, true);
       }
       case "flight": {
@@ -149,6 +163,8 @@ export class AgentSession {
   startSamples(value: Parameters<HubCore["startSamples"]>[1]): Ack | StoreJob {
     const rec = this.rec;
     if (rec === undefined) return this.refuse("hello first", false);
+    const over = this.overCap(rec, value.items);
+    if (over !== null) return this.refuse(over, true);
     const out = this.core.startSamples(rec, value);
     if (!out.ok) return this.refuse(out.error, true);
     return out.duplicate ? { ok: true, seq: value.seq } : out.job;
@@ -156,6 +172,11 @@ export class AgentSession {
 
   refused(error: string): Ack {
     return this.refuse(error, true);
+  }
+
+  /** SamplesJob's part once a batch is stored: the semaphores it added count at once. */
+  stored(): void {
+    if (this.rec !== undefined) this.gate?.admission.settle(this.rec);
   }
 
   /** SamplesJob's part as it answers a small batch early: true when the hub stores it later (StorePipeline.defer). */
@@ -170,6 +191,7 @@ export class AgentSession {
 
   /** The connection closed; `reason`/`description` as engine.io gives them. Counts a refused packet. */
   closing(reason: string, description: unknown): void {
+    this.gate?.admission.closed(this.connection);
     if (closedForSize(reason, description)) {
       // The message that was too big is one the hub refused.
       this.core.stats.closedForSize++;
@@ -193,11 +215,20 @@ export class AgentSession {
     if (this.rec !== undefined && this.rec.agentId !== p.value.agentId) {
       return this.refuse("hello already received for another agentId on this connection", true);
     }
+    const gate = this.gate;
+    const refusal = gate?.admission.hello(this.connection, gate.address, p.value) ?? null;
+    if (refusal !== null) return this.refuse(refusal, false);
     this.rec = this.core.hello(this.connection, p.value);
+    gate?.admission.joined(this.rec, gate.address);
     if (this.emitFlight !== undefined) this.core.flightLinks.bind(this.rec.agentId, this.connection, this.emitFlight);
     // Optional features: the ack names those of the agent's it accepts (absent: none).
     const features = p.value.features?.filter((f) => HUB_FEATURES.includes(f));
     return { ok: true, hubVersion: this.core.version, serverTime: this.core.now(), ...(features !== undefined && features.length > 0 ? { features } : {}) };
+  }
+
+  /** Why the semaphores `items` name would take the hub past a cap (admission.ts), or null. */
+  private overCap(rec: AgentRecord, items: readonly { id: string }[]): string | null {
+    return this.gate?.admission.semaphores(rec, items.length, () => freshIds(rec, items)) ?? null;
   }
 
   private refuse(error: string, touch: boolean): Ack {
@@ -263,6 +294,7 @@ class SamplesJob implements Job {
     }
     if (this.deferred && this.early !== undefined) return (this.answer = this.early);
     if (!this.store.step(this.early !== undefined ? Infinity : budget)) return undefined;
+    this.session.stored();
     return (this.answer = this.early ?? { ok: true, seq: this.seq });
   }
 }

@@ -1,6 +1,6 @@
 // What the alert views do with an alert: acknowledge it on the hub, and open what it is about
 // at the moment it was raised.
-import type { Alert } from "../../../shared/protocol/types.js";
+import { splitKey, type Alert } from "../../../shared/protocol/types.js";
 import type { AppServices } from "../app/context.js";
 import { alertTarget } from "../logic/alert-target.js";
 
@@ -29,5 +29,5 @@ export function targetLabel(alert: Alert): string {
   const t = alertTarget(alert);
   if (t.kind === "fleet") return `${t.service} / ${t.name} (fleet)`;
   if (t.kind === "instance") return `${t.service} / ${t.instance}`;
-  return alert.instance !== undefined ? `${alert.service} / ${alert.instance} / ${alert.semaphore ?? t.key.split("/").pop()}` : t.key;
+  return alert.instance !== undefined ? `${alert.service} / ${alert.instance} / ${alert.semaphore ?? splitKey(t.key).at(-1)}` : t.key;
 }

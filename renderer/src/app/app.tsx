@@ -10,7 +10,7 @@ import { HOME, type Route } from "../logic/route.js";
 import { FleetView } from "../overview/fleet-view.js";
 import { ReplayBar, ReplayProvider, useReplayEpoch } from "../replay/replay-bar.js";
 import { focusFilter, OverviewView } from "../overview/overview-view.js";
-import { ConnectionBanner, ConnectionPill } from "./connection-banner.js";
+import { AdmissionPill, ConnectionBanner, ConnectionPill } from "./connection-banner.js";
 import { useApp, useChannel, useMutesVersion, useStoreValue } from "./context.js";
 import { EmptyState } from "./empty-state.js";
 import { installKeyboard } from "./keyboard.js";
@@ -63,6 +63,7 @@ function Header({ route }: { route: Route }) {
         <span className="hub-name" title={target.url}>
           {target.name}
         </span>
+        <AdmissionPill />
         <ConnectionPill />
       </div>
     </header>

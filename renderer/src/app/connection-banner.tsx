@@ -54,3 +54,28 @@ export function ConnectionPill() {
     </span>
   );
 }
+
+/**
+ * Next to the connection: what the hub refused for its caps or for an identity another agent
+ * holds (hub.admission), once it refused anything; the numbers and the caps in its tooltip.
+ */
+export function AdmissionPill() {
+  const { store } = useApp();
+  useChannel("connection");
+  const a = store.admission;
+  if (a === undefined) return null;
+  const { agents, semaphores, identity } = a.refused;
+  const total = agents + semaphores + identity;
+  if (total === 0) return null;
+  const l = a.limits;
+  const title =
+    `The hub refused ${agents} agent(s) over its agent caps, ${semaphores} message(s) over its semaphore caps, ` +
+    `and ${identity} hello(s) claiming an identity another live agent holds. ` +
+    `It holds ${a.agents} agents (at most ${l.maxAgents}, ${l.maxAgentsPerAddress} per address) and ${a.semaphores} semaphores ` +
+    `(at most ${l.maxSemaphores}, ${l.maxSemaphoresPerAddress} per address); ${a.evictedAgents} disconnected agent(s) forgotten to make room.`;
+  return (
+    <span className="pill conn-refused" title={title} data-testid="admission-refused">
+      {total} refused
+    </span>
+  );
+}

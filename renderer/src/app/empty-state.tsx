@@ -48,6 +48,17 @@ export function EmptyState() {
               </>
             )}
           </dd>
+          {target.token !== null && (
+            <>
+              {/* This page holds the token already (it connects with it); shown so a service can be given it. */}
+              <dt>Hub token</dt>
+              <dd>
+                <code className="token" data-testid="hub-token">
+                  SEMSCOPE_TOKEN={target.token}
+                </code>
+              </dd>
+            </>
+          )}
         </dl>
       </div>
     </div>

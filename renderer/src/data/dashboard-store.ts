@@ -5,7 +5,7 @@
 // the next animation frame.
 import { fleetKey } from "../../../shared/alerts/fleet.js";
 import type { AlertThresholds } from "../../../shared/alerts/index.js";
-import type { Alert, AgentState } from "../../../shared/protocol/types.js";
+import type { Alert, AgentState, HubAdmission } from "../../../shared/protocol/types.js";
 import { applyPatch } from "../../../shared/ui-protocol/semaphore-patch.js";
 import type { UiDelta, UiFleetEntry, UiSemaphore, UiSnapshot } from "../../../shared/ui-protocol/types.js";
 import { compareAlerts } from "../logic/alert-target.js";
@@ -48,6 +48,8 @@ export class DashboardStore {
   thresholds: AlertThresholds | null = null;
   hub: { version: string; startedAt: number } | null = null;
   rejected = 0;
+  /** The hub's caps and what it refused (hub.admission), when it has them. */
+  admission: HubAdmission | undefined;
   /** Hub clock minus this browser's, from the last snapshot or delta. */
   clockOffset = 0;
   /** Hub time of the last snapshot or delta: what "data as of" means while disconnected. */
@@ -156,6 +158,7 @@ export class DashboardStore {
     this.lastSeq = snap.deltaSeq;
     this.hub = { version: snap.state.hub.version, startedAt: snap.state.hub.startedAt };
     this.rejected = snap.state.hub.rejected;
+    this.admission = snap.state.hub.admission;
     this.agents.clear();
     for (const a of snap.state.agents) this.agents.set(a.agentId, a);
     this.sems.clear();
@@ -180,7 +183,7 @@ export class DashboardStore {
     this.fleet = [...this.fleetMap.values()].sort(byKey);
     this.thresholds = snap.thresholds;
     this.hasSnapshot = true;
-    this.bump(["semaphores", "structure", "alerts", "fleet", "agents"]);
+    this.bump(["semaphores", "structure", "alerts", "fleet", "agents", "connection"]);
     for (const s of this.sems.values()) this.emitKey(s);
   }
 
@@ -196,6 +199,10 @@ export class DashboardStore {
     this.lastSeq = d.seq;
     this.rejected = d.rejected;
     const changed: Channel[] = [];
+    if (d.admission !== undefined) {
+      this.admission = d.admission;
+      changed.push("connection");
+    }
     const touched: UiSemaphore[] = [];
 
     if (d.agents !== undefined || d.removedAgents !== undefined) {

@@ -3,7 +3,7 @@
 // alert, the window is pinned around the moment it was raised (a red marker) until "Live".
 import "./detail.css";
 import { useEffect, useMemo, useState } from "react";
-import type { Alert } from "../../../shared/protocol/types.js";
+import { fleetKey, splitKey, type Alert } from "../../../shared/protocol/types.js";
 import { useApp, useChannel } from "../app/context.js";
 import { useColorScheme } from "../app/theme.js";
 import { Icon, RowStatus } from "../app/widgets.js";
@@ -32,7 +32,7 @@ export interface DetailViewProps {
 const SIDE_FALLBACK_MS = 250;
 
 function targetKey(t: DetailTarget): string {
-  return t.kind === "semaphore" ? t.key : `${t.service}/${t.name}`;
+  return t.kind === "semaphore" ? t.key : fleetKey(t.service, t.name);
 }
 
 /** The target's alerts, and for a semaphore its agent's (agent_down: why its numbers stopped). */
@@ -116,8 +116,9 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
     else feed.resume();
   };
 
-  const title = target.kind === "semaphore" ? (sem?.name ?? target.key.split("/").pop() ?? target.key) : target.name;
-  const crumbs = target.kind === "semaphore" ? [sem?.service ?? target.key.split("/")[0], sem?.instance ?? target.key.split("/")[1]] : [target.service, `${fleet?.instances ?? "?"} replicas`];
+  const keyParts = target.kind === "semaphore" ? splitKey(target.key) : [];
+  const title = target.kind === "semaphore" ? (sem?.name ?? keyParts.at(-1) ?? target.key) : target.name;
+  const crumbs = target.kind === "semaphore" ? [sem?.service ?? keyParts[0], sem?.instance ?? keyParts[1]] : [target.service, `${fleet?.instances ?? "?"} replicas`];
   // Paused, the badge stays with the charts and the numbers, at the paused moment.
   const dstatus: DisplayStatus | null = useFrozen(
     sem !== undefined ? displayStatus(sem.status, store.agentConnected(sem.agentId)) : fleet !== undefined ? "ok" : null,

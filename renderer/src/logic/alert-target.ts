@@ -1,7 +1,7 @@
 // Where an alert leads: most alerts are about one semaphore (key `<service>/<instance>/<id>`),
 // over_budget about a fleet (`<service>/<name>`), agent_down about an instance
-// (`<service>/<instance>`).
-import type { Alert, AlertRule } from "../../../shared/protocol/types.js";
+// (`<service>/<instance>`); each part escaped (keyPart in shared/protocol/types.ts).
+import { splitKey, type Alert, type AlertRule } from "../../../shared/protocol/types.js";
 
 export type AlertTarget =
   | { kind: "semaphore"; key: string }
@@ -10,11 +10,11 @@ export type AlertTarget =
 
 export function alertTarget(alert: Pick<Alert, "rule" | "key" | "service" | "instance" | "semaphore">): AlertTarget {
   if (alert.rule === "over_budget") {
-    const name = alert.semaphore ?? (alert.key.startsWith(`${alert.service}/`) ? alert.key.slice(alert.service.length + 1) : alert.key);
+    const name = alert.semaphore ?? splitKey(alert.key)[1] ?? alert.key;
     return { kind: "fleet", service: alert.service, name };
   }
   if (alert.rule === "agent_down") {
-    const instance = alert.instance ?? (alert.key.startsWith(`${alert.service}/`) ? alert.key.slice(alert.service.length + 1) : alert.key);
+    const instance = alert.instance ?? splitKey(alert.key)[1] ?? alert.key;
     return { kind: "instance", service: alert.service, instance };
   }
   return { kind: "semaphore", key: alert.key };

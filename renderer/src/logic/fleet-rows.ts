@@ -2,6 +2,7 @@
 // sums in-use and caps (against the budget) and merges the histograms for a real fleet p99
 // (shared/alerts/fleet.ts); this adds what the rows need on top: the worst replica status, how
 // many replicas are in trouble, and the sort and filter fields the instance list has.
+import { fleetKey } from "../../../shared/protocol/types.js";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import type { SemaphoreItem } from "./overview-item.js";
 import { compareItems, type SortSpec } from "./sorting.js";
@@ -42,7 +43,7 @@ export function sharesTitle(budget: number | null, shares: readonly ReplicaShare
 export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly SemaphoreItem[]): FleetRow[] {
   const members = new Map<string, SemaphoreItem[]>();
   for (const it of items) {
-    const k = `${it.service}/${it.name}`;
+    const k = fleetKey(it.service, it.name);
     let list = members.get(k);
     if (list === undefined) members.set(k, (list = []));
     list.push(it);

@@ -1,7 +1,7 @@
 // Which active alerts a row carries: every rule firing on a semaphore badges its row (a double
 // release or an order inversion too, which the hub's four statuses do not show), a fleet row
 // carries its replicas' alerts and its own over_budget, and the worst severity decides the colour.
-import type { Alert, AlertRule, Severity } from "../../../shared/protocol/types.js";
+import { fleetKey, type Alert, type AlertRule, type Severity } from "../../../shared/protocol/types.js";
 import { alertTarget, RULE_LABEL } from "./alert-target.js";
 
 export interface RowAlerts {
@@ -30,11 +30,11 @@ export function rowAlertIndex(alerts: readonly Alert[], nameOf: (key: string) =>
   for (const a of alerts) {
     if (a.resolvedAt !== null) continue;
     const t = alertTarget(a);
-    if (t.kind === "fleet") add(acc, `${t.service}/${t.name}`, a);
+    if (t.kind === "fleet") add(acc, fleetKey(t.service, t.name), a);
     else if (t.kind === "semaphore") {
       add(acc, t.key, a);
       const name = nameOf(t.key);
-      if (name !== undefined) add(acc, `${a.service}/${name}`, a);
+      if (name !== undefined) add(acc, fleetKey(a.service, name), a);
     }
   }
   const out = new Map<string, RowAlerts>();

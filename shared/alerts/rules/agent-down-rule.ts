@@ -4,6 +4,7 @@
 // Several agents can share a key (a process restarted with a fixed instance name: the new one
 // may say hello before the old one is noticed gone). The key is down only when none of its
 // agents is live and at least one is down, so a restart never reads as an outage.
+import { instanceKey } from "../../protocol/types.js";
 import type { AlertBook } from "../alert-book.js";
 import { fmtMs } from "../format.js";
 
@@ -22,7 +23,7 @@ export interface AgentLiveness {
 export type DownCause = "silent" | "disconnected";
 
 export function agentKey(service: string, instance: string): string {
-  return `${service}/${instance}`;
+  return instanceKey(service, instance);
 }
 
 /**

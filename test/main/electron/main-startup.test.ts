@@ -40,7 +40,8 @@ describe("main.ts with a corrupt settings file", () => {
     expect(reset?.window).toBe(BrowserWindow.created[0]);
     // Shown for the dialog, without waiting for the page's first paint.
     expect(BrowserWindow.created[0].visible).toBe(true);
-    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(DEFAULT_SETTINGS);
+    // The defaults, with a new token for the local hub (never an open hub by default).
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ ...DEFAULT_SETTINGS, hub: { port: 7420, token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/) } });
     expect(readdirSync(join(appData, "Semscope")).filter((f) => f.startsWith("settings.json.corrupt-"))).toHaveLength(1);
     // 7420 was held: the hub moved to a free port and said so.
     expect(dialog.messages.map((m) => m.options.title)).toContain("Port 7420 is not available");

@@ -70,6 +70,16 @@ describe("npm run hub", () => {
     expect(await exit).toBe(0);
   });
 
+  it("takes the agent token and the caps from flags: the agent token opens /agent and not the API", async () => {
+    const { child, firstLine, exit } = startCli(["--port", "0", "--token", "t", "--agent-token", "a", "--max-agents", "7"]);
+    const url = (await firstLine).slice("semscope hub listening on ".length);
+    expect((await fetch(`${url}/api/state`, { headers: { Authorization: "Bearer a" } })).status).toBe(401);
+    const state = (await (await fetch(`${url}/api/state`, { headers: { Authorization: "Bearer t" } })).json()) as { hub: { admission: { limits: { maxAgents: number } } } };
+    expect(state.hub.admission.limits.maxAgents).toBe(7);
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  });
+
   it("exits 2 with one line on stderr for bad arguments", async () => {
     const cases = [
       [["--port", "abc"], /--port must be an integer/],
@@ -77,6 +87,10 @@ describe("npm run hub", () => {
       [["extra"], /positional/i],
       [["--port", "0", "--host", "0.0.0.0"], /refusing to listen on 0\.0\.0\.0 without a token/],
       [["--port", "0", "--token", "x".repeat(300)], /at most 256/],
+      [["--port", "0", "--agent-token", "a"], /agentToken needs token/],
+      [["--port", "0", "--token", "same", "--agent-token", "same"], /agentToken must differ from token/],
+      [["--port", "0", "--max-semaphores", "0"], /--max-semaphores must be an integer >= 1, got "0"/],
+      [["--port", "0", "--max-agents-per-address", "x"], /--max-agents-per-address must be an integer >= 1/],
     ] as const;
     const results = await Promise.all(cases.map(([args]) => runCli([...args])));
     cases.forEach(([args, message], i) => {

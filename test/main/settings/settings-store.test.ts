@@ -8,6 +8,8 @@ import { loadSettings, SettingsStore, writeSettingsFile } from "../../../main/se
 let dir: string;
 let file: string;
 const now = () => new Date("2026-01-02T03:04:05.678Z");
+/** The defaults, with whichever new token the local hub was given. */
+const withToken = { ...DEFAULT_SETTINGS, hub: { port: 7420, token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/) } };
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "semscope-settings-"));
@@ -16,9 +18,14 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("loadSettings", () => {
-  it("gives the defaults without a problem when there is no file yet, and writes nothing", async () => {
-    expect(await loadSettings(file)).toEqual({ settings: DEFAULT_SETTINGS, problem: null, backup: null });
-    expect(readdirSync(dir)).toEqual([]);
+  it("on a first run (no file yet) gives the defaults with a new token for the local hub, saved for the user only", async () => {
+    const first = await loadSettings(file);
+    expect(first).toEqual({ settings: { ...DEFAULT_SETTINGS, hub: { port: 7420, token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/) } }, firstRun: true, problem: null, backup: null });
+    expect(readdirSync(dir)).toEqual(["settings.json"]);
+    if (process.platform !== "win32") expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The same token on the next run; another first run elsewhere gets another.
+    expect((await loadSettings(file)).settings.hub.token).toBe(first.settings.hub.token);
+    expect((await loadSettings(join(dir, "other.json"))).settings.hub.token).not.toBe(first.settings.hub.token);
   });
 
   it("loads a valid file", async () => {
@@ -37,21 +44,21 @@ describe("loadSettings", () => {
   ])("reports a file that is %s, keeps it aside and replaces it by the defaults", async (_name, content, reason) => {
     writeFileSync(file, content);
     const loaded = await loadSettings(file, { now });
-    expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+    expect(loaded.settings).toEqual(withToken);
     expect(loaded.problem).toContain(`The settings in ${file} could not be used: ${reason}`);
-    expect(loaded.problem).toContain("Defaults are in force. It was kept as settings.json.corrupt-2026-01-02T03-04-05-678Z.");
+    expect(loaded.problem).toContain("Defaults are in force, with a new token for the local hub. It was kept as settings.json.corrupt-2026-01-02T03-04-05-678Z.");
     expect(loaded.backup).toBe(`${file}.corrupt-2026-01-02T03-04-05-678Z`);
     expect(readFileSync(loaded.backup!, "utf8")).toBe(content);
     // The defaults are on disk now, and load cleanly next time.
-    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(DEFAULT_SETTINGS);
-    expect(await loadSettings(file)).toEqual({ settings: DEFAULT_SETTINGS, problem: null, backup: null });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(loaded.settings);
+    expect(await loadSettings(file)).toEqual({ settings: loaded.settings, problem: null, backup: null });
   });
 
   it("reports a settings path it cannot read (a folder) without throwing", async () => {
     mkdirSync(file);
     writeFileSync(join(file, "x"), "");
     const loaded = await loadSettings(file, { now });
-    expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+    expect(loaded.settings).toEqual(withToken);
     expect(loaded.problem).toMatch(/could not be read \(EISDIR/);
   });
 
@@ -62,7 +69,7 @@ describe("loadSettings", () => {
     chmodSync(dir, 0o500);
     try {
       const loaded = await loadSettings(file, { now });
-      expect(loaded.settings).toEqual(DEFAULT_SETTINGS);
+      expect(loaded.settings).toEqual(withToken);
       expect(loaded.problem).toContain("could not be moved aside");
       expect(loaded.problem).toContain("Writing the defaults failed too");
       expect(loaded.backup).toBeNull();

@@ -45,6 +45,27 @@ describe("HistoryStore eviction", () => {
     expect(() => new HistoryStore({ maxSemaphores: 0 })).toThrow(RangeError);
   });
 
+  it("gives an instance arriving at a store full of another's live histories its fair share, taken from the one holding most", () => {
+    const { store, clock } = clocked({ maxSemaphores: 10 });
+    const flood = Array.from({ length: 12 }, (_, i) => `flood/x/${i}`);
+    const honest = Array.from({ length: 7 }, (_, i) => `honest/h/${i}`);
+    for (const k of flood) store.push(k, sample(), T0, SEC);
+    expect([store.size, store.refused]).toEqual([10, 2]);
+    clock.now = 1000;
+    // Every flood history is live (updated just now): without a share the newcomer would get none.
+    for (const k of flood.slice(0, 10)) store.push(k, sample(), T0 + SEC, SEC);
+    const got = honest.map((k) => store.push(k, sample(), T0 + SEC, SEC));
+    // Two instances, ten histories: five each; the sixth and seventh of the newcomer are refused.
+    expect(got).toEqual([true, true, true, true, true, false, false]);
+    expect(store.keys().filter((k) => k.startsWith("flood/")).length).toBe(5);
+    // The flood's least recently updated went first (flood 0..4 were pushed first in the round).
+    expect(flood.slice(0, 5).some((k) => store.has(k))).toBe(false);
+    expect([store.evicted, store.evictedForFairness]).toEqual([5, 5]);
+    // At its share, the flood cannot take them back.
+    expect(store.push(flood[0], sample(), T0 + 2 * SEC, SEC)).toBe(false);
+    expect(store.has("honest/h/0")).toBe(true);
+  });
+
   it("one key more than it holds, updated round after round, rebuilds nothing: the held histories keep every sample", () => {
     const { store, clock } = clocked({ maxSemaphores: 100 });
     const keys = Array.from({ length: 101 }, (_, i) => `svc/i/${i}`);

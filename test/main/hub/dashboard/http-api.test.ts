@@ -28,7 +28,20 @@ const alertSchema = z.strictObject({
 
 /** docs/protocol.md's /api/state, strictly: no field missing, none extra. */
 const stateSchema = z.strictObject({
-  hub: z.strictObject({ version: z.string(), startedAt: z.number(), rejected: z.number().int().min(0) }),
+  hub: z.strictObject({
+    version: z.string(),
+    startedAt: z.number(),
+    rejected: z.number().int().min(0),
+    admission: z
+      .strictObject({
+        agents: z.number().int().min(0),
+        semaphores: z.number().int().min(0),
+        limits: z.strictObject({ maxAgents: z.number(), maxAgentsPerAddress: z.number(), maxSemaphores: z.number(), maxSemaphoresPerAddress: z.number() }),
+        refused: z.strictObject({ agents: z.number(), semaphores: z.number(), identity: z.number() }),
+        evictedAgents: z.number(),
+      })
+      .optional(),
+  }),
   agents: z.array(z.strictObject({ agentId: z.string(), service: z.string(), instance: z.string(), connected: z.boolean(), lastSeen: z.number() })),
   semaphores: z.array(
     z.strictObject({

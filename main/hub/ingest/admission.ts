@@ -1,0 +1,216 @@
+// Who may join the hub, and how much of it they may hold: agents and semaphores per remote address
+// and in all (disconnected agents count, for the 6 h they are kept), and one live owner per
+// agentId and per service/instance. At a cap, agents long disconnected are forgotten first, oldest
+// first, to make room; only when every agent held is live is the newcomer refused, with a reason
+// in its ack, and counted. Nothing here throws or waits.
+import type { Hello, HubAdmission } from "../../../shared/protocol/index.js";
+import type { AgentRecord, HubCore } from "../core/hub-core.js";
+
+export interface AdmissionLimits {
+  /** Agents held (connected or disconnected) at most. */
+  readonly maxAgents: number;
+  /** Agents held at most whose last connection came from one remote address. */
+  readonly maxAgentsPerAddress: number;
+  /** Semaphores held, over all agents, at most. */
+  readonly maxSemaphores: number;
+  /** Semaphores held at most by the agents of one remote address. */
+  readonly maxSemaphoresPerAddress: number;
+}
+
+interface Held {
+  readonly rec: AgentRecord;
+  address: string;
+  /** rec.ids.size when last looked at (sync). */
+  semaphores: number;
+}
+
+interface AddressTally {
+  agents: number;
+  semaphores: number;
+}
+
+export class Admission {
+  readonly refused = { agents: 0, semaphores: 0, identity: 0 };
+  /** Agents forgotten early to make room for a newcomer. */
+  evicted = 0;
+  /** Connections whose socket is still open: an agent owned by one of them is live. */
+  private readonly open = new Set<number>();
+  private readonly held = new Map<string, Held>();
+  private readonly addresses = new Map<string, AddressTally>();
+  private semaphoreTotal = 0;
+
+  constructor(
+    private readonly core: HubCore,
+    readonly limits: AdmissionLimits,
+  ) {}
+
+  opened(connection: number): void {
+    this.open.add(connection);
+  }
+
+  /** The socket closed: its agent may be taken over by a reconnect at once, before its lane ends. */
+  closed(connection: number): void {
+    this.open.delete(connection);
+  }
+
+  /** Why `hello` on `connection` from `address` is refused, or null (call joined() once it is taken). */
+  hello(connection: number, address: string, hello: Hello): string | null {
+    const known = this.core.agent(hello.agentId);
+    if (known !== undefined && this.liveElsewhere(known, connection)) {
+      this.refused.identity++;
+      return "agentId already connected: another connection speaks for this agent";
+    }
+    for (const h of this.held.values()) {
+      const rec = h.rec;
+      if (rec.agentId === hello.agentId || rec.service !== hello.service || rec.instance !== hello.instance) continue;
+      if (this.core.agent(rec.agentId) === rec && this.liveElsewhere(rec, connection)) {
+        this.refused.identity++;
+        return "service and instance already connected as another agent";
+      }
+    }
+    if (known !== undefined) return null;
+    const { maxAgents, maxAgentsPerAddress } = this.limits;
+    const fits = () => this.core.agentCount < maxAgents && this.tally(address).agents < maxAgentsPerAddress;
+    if (fits()) return null;
+    this.sweep();
+    if (!fits()) this.makeRoom(this.tally(address).agents >= maxAgentsPerAddress ? address : undefined, fits);
+    if (fits()) return null;
+    this.refused.agents++;
+    return this.core.agentCount >= maxAgents
+      ? `agent limit reached: this hub holds at most ${maxAgents} agents`
+      : `agent limit reached: at most ${maxAgentsPerAddress} agents from one address`;
+  }
+
+  /** The agent a hello made or resumed, from `address` now. */
+  joined(rec: AgentRecord, address: string): void {
+    let h = this.held.get(rec.agentId);
+    if (h !== undefined && h.rec !== rec) {
+      this.drop(h);
+      h = undefined;
+    }
+    if (h === undefined) {
+      h = { rec, address, semaphores: 0 };
+      this.held.set(rec.agentId, h);
+      this.tally(address).agents++;
+    } else if (h.address !== address) {
+      this.move(h, address);
+    }
+    this.sync(h);
+  }
+
+  /**
+   * Why a message that may add up to `upTo` semaphores to `rec` is refused, or null. `exactly`
+   * counts the ones it would really add, asked only near a cap.
+   */
+  semaphores(rec: AgentRecord, upTo: number, exactly: () => number): string | null {
+    const h = this.held.get(rec.agentId);
+    if (h === undefined || upTo <= 0) return null;
+    this.sync(h);
+    const { maxSemaphores, maxSemaphoresPerAddress } = this.limits;
+    let adds = upTo;
+    const fits = () => this.semaphoreTotal + adds <= maxSemaphores && this.tally(h.address).semaphores + adds <= maxSemaphoresPerAddress;
+    if (fits()) return null;
+    adds = exactly();
+    if (adds <= 0 || fits()) return null;
+    this.sweep();
+    if (!fits()) this.makeRoom(this.tally(h.address).semaphores + adds > maxSemaphoresPerAddress ? h.address : undefined, fits);
+    if (fits()) return null;
+    this.refused.semaphores++;
+    return this.semaphoreTotal + adds > maxSemaphores
+      ? `semaphore limit reached: this hub holds at most ${maxSemaphores} semaphores`
+      : `semaphore limit reached: at most ${maxSemaphoresPerAddress} semaphores from one address`;
+  }
+
+  /** After a message added semaphores to `rec`: counted at once, so the next check sees them. */
+  settle(rec: AgentRecord): void {
+    const h = this.held.get(rec.agentId);
+    if (h !== undefined && h.rec === rec) this.sync(h);
+  }
+
+  /** For /api/state, /api/stats and /metrics: what is held, the limits, and what was refused. */
+  info(): HubAdmission {
+    this.sweep();
+    return {
+      agents: this.core.agentCount,
+      semaphores: this.semaphoreTotal,
+      limits: { ...this.limits },
+      refused: { ...this.refused },
+      evictedAgents: this.evicted,
+    };
+  }
+
+  /** Owned by a connection other than `connection` whose socket is still open. */
+  private liveElsewhere(rec: AgentRecord, connection: number): boolean {
+    return rec.owner !== undefined && rec.owner !== connection && this.open.has(rec.owner);
+  }
+
+  private tally(address: string): AddressTally {
+    let t = this.addresses.get(address);
+    if (t === undefined) this.addresses.set(address, (t = { agents: 0, semaphores: 0 }));
+    return t;
+  }
+
+  /** Brings h's semaphore count to what its record holds now. */
+  private sync(h: Held): void {
+    const n = h.rec.ids.size;
+    if (n === h.semaphores) return;
+    this.tally(h.address).semaphores += n - h.semaphores;
+    this.semaphoreTotal += n - h.semaphores;
+    h.semaphores = n;
+  }
+
+  private move(h: Held, address: string): void {
+    this.untally(h);
+    h.address = address;
+    const t = this.tally(address);
+    t.agents++;
+    t.semaphores += h.semaphores;
+    this.semaphoreTotal += h.semaphores;
+  }
+
+  private untally(h: Held): void {
+    const t = this.tally(h.address);
+    t.agents--;
+    t.semaphores -= h.semaphores;
+    this.semaphoreTotal -= h.semaphores;
+    if (t.agents <= 0) this.addresses.delete(h.address);
+  }
+
+  private drop(h: Held): void {
+    this.untally(h);
+    this.held.delete(h.rec.agentId);
+  }
+
+  /** Exact counts again: agents the hub forgot (tick, 6 h) leave, every count is synced. O(agents). */
+  private sweep(): void {
+    for (const h of this.held.values()) {
+      if (this.core.agent(h.rec.agentId) !== h.rec) this.drop(h);
+      else this.sync(h);
+    }
+  }
+
+  /** Forgets disconnected agents (of `address`, or any), longest disconnected first, until `fits`. */
+  private makeRoom(address: string | undefined, fits: () => boolean): void {
+    const gone: Held[] = [];
+    for (const h of this.held.values()) {
+      if (h.rec.owner === undefined && h.rec.disconnectedAt !== null && (address === undefined || h.address === address)) gone.push(h);
+    }
+    gone.sort((a, b) => (a.rec.disconnectedAt ?? 0) - (b.rec.disconnectedAt ?? 0));
+    for (const h of gone) {
+      if (fits()) return;
+      this.core.forget(h.rec, this.core.now());
+      this.drop(h);
+      this.evicted++;
+    }
+  }
+}
+
+/** How many of `items`' ids `rec` does not hold yet (each counted once). */
+export function freshIds(rec: AgentRecord, items: readonly { id: string }[]): number {
+  let seen: Set<string> | undefined;
+  for (const { id } of items) {
+    if (rec.ids.has(id) || seen?.has(id) === true) continue;
+    (seen ??= new Set()).add(id);
+  }
+  return seen?.size ?? 0;
+}

@@ -1,0 +1,160 @@
+// Filling the hub (issue 28, item 4), against a hub in a child process (its memory is its own):
+// floods of new agent names and semaphores from one address, live and disconnected, while an
+// honest agent (the real agent, in its own process) joins from another. What the protocol promises
+// it: its batches all acknowledged, in order; its semaphores held, with history; the hub's memory
+// bounded; and every refusal counted in /api/state and /metrics.
+import { afterEach, describe, expect, it } from "vitest";
+import { io } from "socket.io-client";
+import type { ApiHubState, HubAdmission } from "../../../shared/protocol/index.js";
+import type { UiDelta, UiSnapshot } from "../../../shared/ui-protocol/types.js";
+import { cleanupAll, onCleanup, startHubChild, startService, until, type Child } from "../stream/harness.js";
+import { expectAckedInOrder, ids, rawAgent, type RawAgent } from "./harness.js";
+
+afterEach(cleanupAll);
+
+/** The flood's address: another loopback address, so the hub sees another remote host. */
+const FLOOD = "127.0.0.2";
+
+async function state(url: string): Promise<ApiHubState> {
+  const res = await fetch(`${url}/api/state`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as ApiHubState;
+}
+
+/** An agent from FLOOD that says hello, registers `n` semaphores and sends one batch of them. */
+async function floodAgent(url: string, name: string, n: number): Promise<{ agent: RawAgent; acks: { hello: boolean; register: boolean; samples: boolean; error?: string } }> {
+  const agent = await rawAgent(url, { from: FLOOD });
+  const hello = await agent.hello(name, { service: "flood", instance: name });
+  if (!hello.ok) return { agent, acks: { hello: false, register: false, samples: false, error: hello.error } };
+  const list = ids(name, n);
+  const register = await agent.register(list);
+  const samples = await agent.samples(0, list);
+  return { agent, acks: { hello: true, register: register.ok, samples: samples.ok, error: register.error ?? samples.error } };
+}
+
+/** The honest agent: the real agent in a child, 5 semaphores, acks reported as they come. */
+async function honest(url: string): Promise<Child & { agentId: string }> {
+  return startService({ url, service: "honest", instance: "h-1", intervalMs: 250, scenarios: ["steady:5"], notifyAcks: true });
+}
+
+async function honestHistory(url: string): Promise<number> {
+  const s = await state(url);
+  const keys = s.semaphores.filter((x) => x.service === "honest").map((x) => x.key);
+  let withHistory = 0;
+  for (const key of keys) if ((await fetch(`${url}/api/history?key=${encodeURIComponent(key)}&tier=1s`)).status === 200) withHistory++;
+  return withHistory;
+}
+
+describe("a flood of agents and semaphores from one address", () => {
+  it("holds at most maxSemaphoresPerAddress of the flood, with bounded memory, and still admits an honest agent from elsewhere", async () => {
+    const hub = await startHubChild({ admission: { maxSemaphoresPerAddress: 2000 } });
+    const before = await hub.mem();
+    // Three short floods of fresh names, each agent gone right after (kept 6 h unless room is needed).
+    let refused = 0;
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 6; i++) {
+        const { agent, acks } = await floodAgent(hub.url, `f${round}-${i}`, 1000);
+        if (!acks.register || !acks.samples) {
+          refused++;
+          expect(acks.error).toMatch(/semaphore limit reached/);
+        }
+        agent.close();
+        await until(async () => (await state(hub.url)).agents.every((a) => !a.connected) || undefined, "the flood agent's close", 10_000);
+      }
+    }
+    const service = await honest(hub.url);
+    await until(async () => (await state(hub.url)).semaphores.filter((x) => x.service === "honest").length === 5 || undefined, "the honest agent's semaphores", 30_000);
+    await until(async () => (await honestHistory(hub.url)) === 5 || undefined, "the honest agent's history", 30_000);
+
+    const s = await state(hub.url);
+    const flooded = s.semaphores.filter((x) => x.service === "flood").length;
+    expect(flooded).toBeLessThanOrEqual(2000);
+    expect(s.hub.admission?.semaphores).toBeLessThanOrEqual(2000 + 5);
+    // The disconnected flood agents made room for the later ones; none holding room was refused.
+    expect(refused).toBe(0);
+    expect(s.hub.admission?.evictedAgents).toBeGreaterThan(0);
+    const after = await hub.mem();
+    // 18,000 semaphores held would take hundreds of MB; the 2,000 kept, a few tens.
+    expect(after.heapUsed - before.heapUsed).toBeLessThan(120 * 1024 * 1024);
+    expectAckedInOrder(service);
+  }, 120_000);
+
+  it("refuses a live flood past the cap with a reason in the ack, counted in /api/state, /metrics and the dashboards' deltas", async () => {
+    const hub = await startHubChild({ admission: { maxSemaphoresPerAddress: 1500, maxAgentsPerAddress: 3 } });
+    // A dashboard, connected before: it learns of the refusals from its deltas.
+    const ui = io(`${hub.url}/ui`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+    onCleanup(() => ui.disconnect());
+    const seen: HubAdmission[] = [];
+    ui.on("snapshot", (s: UiSnapshot) => void (s.state.hub.admission !== undefined && seen.push(s.state.hub.admission)));
+    ui.on("delta", (d: UiDelta) => void (d.admission !== undefined && seen.push(d.admission)));
+    await until(() => seen.length > 0 || undefined, "the dashboard's snapshot", 10_000);
+    expect(seen[0].refused).toEqual({ agents: 0, semaphores: 0, identity: 0 });
+    const first = await floodAgent(hub.url, "live-0", 1000);
+    expect(first.acks).toEqual({ hello: true, register: true, samples: true });
+    // Live: nothing to forget to make room.
+    const second = await floodAgent(hub.url, "live-1", 1000);
+    expect(second.acks.register).toBe(false);
+    expect(second.acks.error).toBe("semaphore limit reached: at most 1500 semaphores from one address");
+    await floodAgent(hub.url, "live-2", 0);
+    const fourth = await floodAgent(hub.url, "live-3", 0);
+    expect(fourth.acks).toEqual({ hello: false, register: false, samples: false, error: "agent limit reached: at most 3 agents from one address" });
+
+    const service = await honest(hub.url);
+    await until(async () => (await honestHistory(hub.url)) === 5 || undefined, "the honest agent's history", 30_000);
+    const s = await state(hub.url);
+    expect(s.hub.admission?.refused.agents).toBe(1);
+    expect(s.hub.admission?.refused.semaphores).toBeGreaterThanOrEqual(2);
+    const metrics = await (await fetch(`${hub.url}/metrics`)).text();
+    expect(metrics).toMatch(/^semscope_hub_admission_refused_total\{what="agents"\} 1$/m);
+    expect(metrics).toMatch(/^semscope_hub_semaphores \d+$/m);
+    await until(() => seen.at(-1)?.refused.agents === 1 || undefined, "a delta with the refused agent", 10_000);
+    expectAckedInOrder(service);
+  }, 120_000);
+
+  it("keeps at most maxAgentsPerAddress disconnected agents of a flood of names, forgetting the oldest", async () => {
+    const hub = await startHubChild({ admission: { maxAgentsPerAddress: 10 } });
+    for (let i = 0; i < 40; i++) {
+      const { agent, acks } = await floodAgent(hub.url, `gone-${i}`, 0);
+      expect(acks.hello).toBe(true);
+      agent.close();
+      // Its close reaches the hub before the next one says hello, so each finds the others gone.
+      await until(async () => (await state(hub.url)).agents.every((a) => !a.connected) || undefined, "the flood agent's close", 10_000);
+    }
+    const service = await honest(hub.url);
+    const s = await state(hub.url);
+    const flood = s.agents.filter((a) => a.service === "flood");
+    expect(flood.length).toBeLessThanOrEqual(10);
+    // The newest kept, the oldest forgotten.
+    expect(flood.map((a) => a.instance)).toContain("gone-39");
+    expect(flood.map((a) => a.instance)).not.toContain("gone-0");
+    expect(s.agents.some((a) => a.agentId === service.agentId && a.connected)).toBe(true);
+  }, 120_000);
+});
+
+describe("history when the store is full of live semaphores", () => {
+  it("gives a newly arrived honest agent its share of history", async () => {
+    const hub = await startHubChild({ maxHistories: 1000 });
+    // Two live flood agents fill the store and keep every history updated.
+    const floods = [await rawAgent(hub.url, { from: FLOOD }), await rawAgent(hub.url, { from: FLOOD })];
+    const lists = [ids("a", 600), ids("b", 600)];
+    for (const [i, f] of floods.entries()) {
+      expect((await f.hello(`hog-${i}`, { service: "flood", instance: `hog-${i}` })).ok).toBe(true);
+      expect((await f.register(lists[i])).ok).toBe(true);
+    }
+    let seq = 0;
+    let stop = false;
+    const keepUpdating = (async () => {
+      while (!stop) {
+        await Promise.all(floods.map((f, i) => f.samples(seq, lists[i])));
+        seq++;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    await until(async () => ((await (await fetch(`${hub.url}/api/stats`)).json()) as { histories: number }).histories >= 1000 || undefined, "a full store", 30_000);
+    const service = await honest(hub.url);
+    await until(async () => (await honestHistory(hub.url)) === 5 || undefined, "the honest agent's history", 30_000);
+    stop = true;
+    await keepUpdating;
+    expectAckedInOrder(service);
+  }, 120_000);
+});
