@@ -31,7 +31,8 @@ describe("many semaphores in one agent", () => {
   });
 
   it("refuses a list past 10,000, an id twice across parts, and more than 1,000 from an agent without the feature", async () => {
-    const hub = await startHub();
+    // Both agents connect from this one address: above the default 10,000 semaphores per address.
+    const hub = await startHub({ admission: { maxSemaphoresPerAddress: 20_000 } });
     const s = await agent(hub, "a1", [], MANY);
     for (let i = 0; i < 10; i++) await request(s, "register", { semaphores: infos(1000, i * 1000), partial: "more" });
     const over = await request<AckAnswer>(s, "register", { semaphores: infos(1, 10_000), partial: "end" });
