@@ -10,9 +10,11 @@ import { instrumentPgPool, isPgPool } from "./adapters/pg-pool.js";
 import { instrumentPLimit, isPLimit, type PLimitHandle } from "./adapters/p-limit.js";
 import { instrumentPQueue, isPQueue } from "./adapters/p-queue.js";
 import { instrumentRedisSemaphore, isRedisSemaphore, type RedisSemaphoreHandle, type RedisSemaphoreOptions } from "./adapters/redis-semaphore/adapter.js";
+import { instrumentUndici, isUndiciDispatcher } from "./adapters/undici.js";
 
 export const SUPPORTED_TARGETS =
-  "a node-postgres Pool (pg 8.x), a generic-pool 3.x Pool, a p-limit 7.x limit, a p-queue 9.x queue, an async-mutex Semaphore, a redis-semaphore 5.x Semaphore";
+  "a node-postgres Pool (pg 8.x), a generic-pool 3.x Pool, a p-limit 7.x limit, a p-queue 9.x queue, an async-mutex Semaphore, a redis-semaphore 5.x Semaphore" +
+  ", an undici 7.x Pool or Agent";
 
 /** p-limit's limit function: its handle also carries `limit`, the timed drop-in. */
 export function instrument(target: PLimitTarget, options: InstrumentOptions): PLimitHandle;
@@ -30,6 +32,7 @@ export function instrument(target: object, options: RedisSemaphoreOptions): Inst
   if (isGenericPool(target)) return instrumentGenericPool(target, options);
   if (isPQueue(target)) return instrumentPQueue(target, options);
   if (isAsyncMutexSemaphore(target)) return instrumentAsyncMutex(target, options);
+  if (isUndiciDispatcher(target)) return instrumentUndici(target, options);
   throw new SemscopeAdapterError("unknown", `not a target any adapter recognises; supported: ${SUPPORTED_TARGETS}`);
 }
 
