@@ -11,10 +11,11 @@ import { instrumentPLimit, isPLimit, type PLimitHandle } from "./adapters/p-limi
 import { instrumentPQueue, isPQueue } from "./adapters/p-queue.js";
 import { instrumentRedisSemaphore, isRedisSemaphore, type RedisSemaphoreHandle, type RedisSemaphoreOptions } from "./adapters/redis-semaphore/adapter.js";
 import { instrumentUndici, isUndiciDispatcher } from "./adapters/undici.js";
+import { instrumentBottleneck, isBottleneck, type BottleneckOptions } from "./adapters/bottleneck.js";
 
 export const SUPPORTED_TARGETS =
   "a node-postgres Pool (pg 8.x), a generic-pool 3.x Pool, a p-limit 7.x limit, a p-queue 9.x queue, an async-mutex Semaphore, a redis-semaphore 5.x Semaphore" +
-  ", an undici 7.x Pool or Agent";
+  ", an undici 7.x Pool or Agent, a bottleneck 2.x limiter";
 
 /** p-limit's limit function: its handle also carries `limit`, the timed drop-in. */
 export function instrument(target: PLimitTarget, options: InstrumentOptions): PLimitHandle;
@@ -33,6 +34,7 @@ export function instrument(target: object, options: RedisSemaphoreOptions): Inst
   if (isPQueue(target)) return instrumentPQueue(target, options);
   if (isAsyncMutexSemaphore(target)) return instrumentAsyncMutex(target, options);
   if (isUndiciDispatcher(target)) return instrumentUndici(target, options);
+  if (isBottleneck(target)) return instrumentBottleneck(target, options as BottleneckOptions);
   throw new SemscopeAdapterError("unknown", `not a target any adapter recognises; supported: ${SUPPORTED_TARGETS}`);
 }
 
