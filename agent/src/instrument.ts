@@ -12,10 +12,11 @@ import { instrumentPQueue, isPQueue } from "./adapters/p-queue.js";
 import { instrumentRedisSemaphore, isRedisSemaphore, type RedisSemaphoreHandle, type RedisSemaphoreOptions } from "./adapters/redis-semaphore/adapter.js";
 import { instrumentUndici, isUndiciDispatcher } from "./adapters/undici.js";
 import { instrumentBottleneck, isBottleneck, type BottleneckOptions } from "./adapters/bottleneck.js";
+import { instrumentPiscina, isPiscina } from "./adapters/piscina.js";
 
 export const SUPPORTED_TARGETS =
   "a node-postgres Pool (pg 8.x), a generic-pool 3.x Pool, a p-limit 7.x limit, a p-queue 9.x queue, an async-mutex Semaphore, a redis-semaphore 5.x Semaphore" +
-  ", an undici 7.x Pool or Agent, a bottleneck 2.x limiter";
+  ", an undici 7.x Pool or Agent, a bottleneck 2.x limiter, a piscina 5.x pool";
 
 /** p-limit's limit function: its handle also carries `limit`, the timed drop-in. */
 export function instrument(target: PLimitTarget, options: InstrumentOptions): PLimitHandle;
@@ -35,6 +36,7 @@ export function instrument(target: object, options: RedisSemaphoreOptions): Inst
   if (isAsyncMutexSemaphore(target)) return instrumentAsyncMutex(target, options);
   if (isUndiciDispatcher(target)) return instrumentUndici(target, options);
   if (isBottleneck(target)) return instrumentBottleneck(target, options as BottleneckOptions);
+  if (isPiscina(target)) return instrumentPiscina(target, options);
   throw new SemscopeAdapterError("unknown", `not a target any adapter recognises; supported: ${SUPPORTED_TARGETS}`);
 }
 
