@@ -110,7 +110,9 @@ export function instrumentBottleneck(target: object, options: BottleneckOptions)
   const undo: (() => void)[] = [];
   /** Weight registered through the adapter and not yet freed: this process's share of a cluster. */
   let heldWeight = 0;
-  const cap = (): number => store.storeOptions.maxConcurrent ?? o.permits!;
+  // updateSettings() may change maxConcurrent (read live) or unset it (then the last cap stands).
+  let lastCap = maxConcurrent ?? o.permits!;
+  const cap = (): number => (lastCap = store.storeOptions.maxConcurrent ?? o.permits ?? lastCap);
   const cfg: CoreConfig = {
     kind: "bottleneck",
     // Ten priority levels, FIFO within each (priority 5 by default).

@@ -136,6 +136,15 @@ describe("bottleneck adapter (local datastore)", () => {
     expect(s.waitMs.max).toBeGreaterThanOrEqual(25);
   });
 
+  it("a cap changed by updateSettings() is read at the next sample; unset, the last one stands", async () => {
+    const lim = new Bottleneck({ maxConcurrent: 2 });
+    const h = tracked(instrument(lim, { name: uniqueName("bn") }));
+    await lim.updateSettings({ maxConcurrent: 5 });
+    expect(h.describe().cap).toBe(5);
+    await lim.updateSettings({ maxConcurrent: null });
+    expect(h.sample(Date.now())).toMatchObject({ cap: 5, available: 5 });
+  });
+
   it("untrack() puts the prototype's methods back by identity", () => {
     const lim = new Bottleneck({ maxConcurrent: 1 });
     const h = instrument(lim, { name: uniqueName("bn") });
