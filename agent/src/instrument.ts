@@ -10,9 +10,13 @@ import { instrumentPgPool, isPgPool } from "./adapters/pg-pool.js";
 import { instrumentPLimit, isPLimit, type PLimitHandle } from "./adapters/p-limit.js";
 import { instrumentPQueue, isPQueue } from "./adapters/p-queue.js";
 import { instrumentRedisSemaphore, isRedisSemaphore, type RedisSemaphoreHandle, type RedisSemaphoreOptions } from "./adapters/redis-semaphore/adapter.js";
+import { instrumentUndici, isUndiciDispatcher } from "./adapters/undici.js";
+import { instrumentBottleneck, isBottleneck, type BottleneckOptions } from "./adapters/bottleneck.js";
+import { instrumentPiscina, isPiscina } from "./adapters/piscina.js";
 
 export const SUPPORTED_TARGETS =
-  "a node-postgres Pool (pg 8.x), a generic-pool 3.x Pool, a p-limit 7.x limit, a p-queue 9.x queue, an async-mutex Semaphore, a redis-semaphore 5.x Semaphore";
+  "a node-postgres Pool (pg 8.x), a generic-pool 3.x Pool, a p-limit 7.x limit, a p-queue 9.x queue, an async-mutex Semaphore, a redis-semaphore 5.x Semaphore" +
+  ", an undici 7.x Pool or Agent, a bottleneck 2.x limiter, a piscina 5.x pool";
 
 /** p-limit's limit function: its handle also carries `limit`, the timed drop-in. */
 export function instrument(target: PLimitTarget, options: InstrumentOptions): PLimitHandle;
@@ -30,6 +34,9 @@ export function instrument(target: object, options: RedisSemaphoreOptions): Inst
   if (isGenericPool(target)) return instrumentGenericPool(target, options);
   if (isPQueue(target)) return instrumentPQueue(target, options);
   if (isAsyncMutexSemaphore(target)) return instrumentAsyncMutex(target, options);
+  if (isUndiciDispatcher(target)) return instrumentUndici(target, options);
+  if (isBottleneck(target)) return instrumentBottleneck(target, options as BottleneckOptions);
+  if (isPiscina(target)) return instrumentPiscina(target, options);
   throw new SemscopeAdapterError("unknown", `not a target any adapter recognises; supported: ${SUPPORTED_TARGETS}`);
 }
 

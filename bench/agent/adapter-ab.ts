@@ -41,14 +41,15 @@ interface PairResult {
 async function abPair(bare: Contender, inst: Contender): Promise<PairResult> {
   const a: Limiter = bare.make(PERMITS);
   const b: Limiter = inst.make(PERMITS);
+  const cycles = inst.abCycles ?? 5_000;
   try {
     for (let w = 0; w < 20; w++) {
-      await a.cycle(5_000);
-      await b.cycle(5_000);
+      await a.cycle(cycles);
+      await b.cycle(cycles);
     }
     const c0 = cpuUs();
-    await b.cycle(20_000);
-    const chunk = Math.max(5_000, Math.round((20_000 * CHUNK_MS * 1000) / Math.max(1, cpuUs() - c0)));
+    await b.cycle(4 * cycles);
+    const chunk = Math.max(cycles, Math.round((4 * cycles * CHUNK_MS * 1000) / Math.max(1, cpuUs() - c0)));
     const ns = { a: [] as number[], b: [] as number[] };
     const added: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {

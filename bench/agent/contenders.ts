@@ -19,6 +19,7 @@ import pLimit from "p-limit";
 import { FloorSemaphore } from "./floor.js";
 import { ADAPTER_CONTENDERS } from "./adapter-contenders.js";
 import { REDIS_CONTENDERS } from "./redis-contenders.js";
+import { POOL_CONTENDERS } from "./pool-contenders.js";
 import { Semaphore, type Permit, type SemaphoreOptions } from "../../agent/src/index.js";
 
 /** One semaphore instance, made for one measurement and closed after it. */
@@ -47,6 +48,11 @@ export interface Contender {
   readonly cases?: readonly CaseId[];
   /** Something that must run before `make` (a Redis server): started once per run for every row naming it. */
   readonly needs?: BenchResource;
+  /**
+   * adapter-ab.ts's warm-up and smallest chunk, in cycles (default 5,000): lower for a library
+   * whose one call lasts a millisecond of wall time (bottleneck yields to a timer per job).
+   */
+  readonly abCycles?: number;
   make(permits: number): Limiter;
 }
 
@@ -275,6 +281,8 @@ export const CONTENDERS: readonly Contender[] = [
   // Issue 5: each adapter's library alone and under instrument() (uncontended_ns only).
   ...ADAPTER_CONTENDERS,
   ...REDIS_CONTENDERS,
+  // Issue 30: undici, bottleneck, piscina alone and under instrument().
+  ...POOL_CONTENDERS,
 ];
 
 export function findContender(name: string): Contender | undefined {
