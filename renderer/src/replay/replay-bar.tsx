@@ -38,6 +38,12 @@ export function useIsReplay(): boolean {
   return useSyncExternalStore(client?.subscribe ?? noSubscribe, () => client?.status != null);
 }
 
+/** The replay's client once the hub has said it serves a recording, else null. */
+export function useReplayClient(): ReplayClient | null {
+  const client = useContext(ReplayContext);
+  return useIsReplay() ? client : null;
+}
+
 /**
  * Changes when a replay's cursor jumps: a key for views that load history once. Re-renders its
  * caller only then, not on every status while playing.

@@ -156,6 +156,30 @@ describe("replay in the browser", () => {
     expect(await page.getByTestId("connection-state").textContent()).toBe("Replay");
   }, 30_000);
 
+  it("shows an alert at its moment with the replay's cursor moved there, both saying the same time", async () => {
+    const leak = live.find((a) => a.rule === "leak")!;
+    // The cursor well after the alert: at the end of the recording.
+    const scrubber = page.getByTestId("replay-scrubber");
+    await scrubber.focus();
+    await page.keyboard.press("End");
+    await until("the end", () => replay.session.cursor, (c) => c === replay.session.to, 10_000);
+    expect(replay.session.to - leak.raisedAt).toBeGreaterThan(2000);
+    await page.getByTestId("alerts-tab").click();
+    await page.getByTestId("alerts").waitFor();
+    await page.locator(`.alert-item[data-alert-id="${leak.id}"]`).click();
+    const button = page.getByTestId("open-alert");
+    const clock = await page.evaluate((t) => new Date(t).toTimeString().slice(0, 8), leak.raisedAt);
+    expect(await button.textContent()).toContain(clock);
+    await button.click();
+    await page.getByTestId("detail").waitFor();
+    // The replay's cursor, on the hub and on the page, is where the alert was raised.
+    const cursor = await until("the cursor at the alert", () => replay.session.cursor, (c) => Math.abs(c - leak.raisedAt) < 1000, 10_000);
+    await until("the page's cursor", () => page.getByTestId("replay-cursor").textContent(), (t) => t === new Date(cursor).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"), 10_000);
+    // And the detail view is at the same moment.
+    await until("the view at the alert", () => page.getByTestId("live-state").textContent(), (t) => (t ?? "").includes(`At alert, ${clock}`), 10_000);
+    expect(browser.errors).toEqual([]);
+  }, 45_000);
+
   it("says which alert Next alert goes to and which one the cursor is at, and draws a range as it is marked", async () => {
     const scrubber = page.getByTestId("replay-scrubber");
     await scrubber.focus();
