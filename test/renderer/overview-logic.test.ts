@@ -112,6 +112,11 @@ describe("sorting and grouping", () => {
     expect(svc.kind === "service" && svc.status).toBe("convoy");
     expect(svc.kind === "service" && svc.problems).toBe(2);
     expect(svc.kind === "service" && svc.instances).toBe(2);
+    // A row whose status is ok but which a rule badges (a double release) needs attention too.
+    const ok = items.find((i) => i.service === "checkout" && i.status === "ok");
+    expect(ok).toBeDefined();
+    const flagged = buildRows(items, { key: "status", dir: "desc" }, new Set(), (key) => key === ok?.key)[3];
+    expect(flagged.kind === "service" && flagged.problems).toBe(3);
   });
 
   it("hides the children of collapsed groups", () => {

@@ -70,10 +70,14 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
     return store.itemList().filter((it) => matchesFilter(it, parsed, (x) => index.get(x.key)?.rules));
   }, [store, version, parsed, alertsVersion]);
   const counts = useMemo(() => countStatuses(matching.map((it) => it.status)), [matching]);
+  // Grouped, a service's "need attention" counts the rows that rules badge: it changes with the alerts.
+  const groupAlerts = useStoreValue("alerts", () => (grouped ? store.version("alerts") : 0));
   const [liveRows, shownCount] = useMemo((): [OverviewRow[], number] => {
     const shown = chip === "all" ? matching : matching.filter((it) => matchesChip(it.status, chip));
-    return [grouped ? buildRows(shown, sort, collapsed) : buildFlatRows(shown, sort), shown.length];
-  }, [matching, chip, grouped, sort, collapsed]);
+    if (!grouped) return [buildFlatRows(shown, sort), shown.length];
+    const index = rowAlertsOf(store);
+    return [buildRows(shown, sort, collapsed, (key) => index.has(key)), shown.length];
+  }, [store, matching, chip, grouped, sort, collapsed, groupAlerts]);
   // What the user chose: a change of it re-sorts at once, held or not.
   const userKey = useMemo(() => ({}), [parsed, chip, grouped, sort, collapsed]);
   const order = useHeldOrder(liveRows, userKey);

@@ -180,6 +180,21 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 45_000);
 
+  it("counts a row whose only problem is a rule's badge in its service's 'need attention'", async () => {
+    await page.getByRole("button", { name: "Semaphores" }).click();
+    await page.getByTestId("overview").waitFor();
+    await page.getByRole("radio", { name: "By service" }).click();
+    const fxRates = page.locator('.sem-row[data-key^="fx/fx-1/fx-rates"]');
+    await until("the fx-rates badge", () => fxRates.locator(".row-status").getAttribute("data-alerts"), (a) => (a ?? "").includes("double_release"), 10_000);
+    // Its status is OK: only the double release's badge says something is wrong.
+    expect(await page.evaluate(() => (window as unknown as { __semscope: { store: { itemList(): { key: string; status: string }[] } } }).__semscope.store.itemList().find((i) => i.key.startsWith("fx/fx-1/fx-rates"))?.status)).toBe("ok");
+    // Every fx row with a badge or a status other than OK, counted on the service's row.
+    const flagged = await page.locator('.sem-row[data-key^="fx/"]').evaluateAll((rows) => rows.filter((r) => r.querySelector(".row-status") !== null || !(r.querySelector(".badge")?.className ?? "").includes("status-ok")).length);
+    expect(flagged).toBeGreaterThanOrEqual(1);
+    const service = page.locator(".service-row", { hasText: "fx" });
+    await until("the count", () => service.locator(".c-status").textContent(), (t) => t === `${flagged} ${flagged === 1 ? "needs" : "need"} attention`, 5000);
+  }, 30_000);
+
   it("draws chart legends with markers of distinct colours that toggle their series, units on the axes, and a tooltip at the cursor naming alerts", async () => {
     const isConvoy = (a: Alert) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments");
     const convoy = (await until("the convoy", () => pageAlerts(page), (l) => l.some(isConvoy), 20_000)).find(isConvoy) as Alert;
