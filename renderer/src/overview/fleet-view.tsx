@@ -15,6 +15,8 @@ import { fmtCount, fmtDuration } from "../logic/format.js";
 import { nextSort, type SortKey, type SortSpec } from "../logic/sorting.js";
 import { countStatuses } from "../logic/status.js";
 import { ListToolbar } from "./list-toolbar.js";
+import { useHeldOrder } from "./held-order.js";
+import { OrderHeldNote } from "./order-held-note.js";
 import { fleetMemory as memory } from "./overview-memory.js";
 import { ROW_HEIGHT, sortButton } from "./overview-rows.js";
 import { useFilterRef } from "./overview-view.js";
@@ -90,6 +92,8 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
   );
 });
 
+const fleetKey = (r: FleetRow): string => r.key;
+
 export function FleetView() {
   const { store, navigate } = useApp();
   const fv = useChannel("fleet");
@@ -121,7 +125,11 @@ export function FleetView() {
     return new Map(globalViews(sems, (id) => store.agentConnected(id)).map((g) => [g.key, g]));
   }, [store, sv, av]);
   const counts = useMemo(() => countStatuses(all.map((r) => r.status)), [all]);
-  const rows = useMemo(() => sortFleetRows(all.filter((r) => matchesChip(r.status, chip)), sort), [all, chip, sort]);
+  const liveRows = useMemo(() => sortFleetRows(all.filter((r) => matchesChip(r.status, chip)), sort), [all, chip, sort]);
+  // What the user chose: a change of it re-sorts at once, held or not.
+  const userKey = useMemo(() => ({}), [parsed, chip, sort]);
+  const order = useHeldOrder(liveRows, userKey, fleetKey);
+  const rows = order.rows;
   const selected = selectedId === null ? -1 : rows.findIndex((r) => r.key === selectedId);
 
   const open = useCallback((r: FleetRow) => {
@@ -135,6 +143,7 @@ export function FleetView() {
       if (rows.length === 0) return true;
       const from = selected < 0 ? (step > 0 ? -1 : rows.length) : selected;
       setSelectedId(rows[Math.max(0, Math.min(rows.length - 1, from + step))].key);
+      order.keyMoved();
       if (document.activeElement === inputRef.current) inputRef.current?.blur();
       return true;
     }
@@ -150,7 +159,7 @@ export function FleetView() {
       <ListToolbar inputRef={inputRef} query={query} onQuery={setQuery} chip={chip} onChip={setChip} counts={counts} unknown={parsed.unknown} placeholder="Filter: service, semaphore name, is:saturated">
         <span className="muted small">Replicas sharing a semaphore name, as one limiter · percentiles merged from every replica’s histogram</span>
       </ListToolbar>
-      <div className="table fleet-table">
+      <div className="table fleet-table" {...order.tableProps} data-order-held={order.held}>
         <Head sort={sort} onSort={(k) => setSort((s) => nextSort(s, k))} />
         {rows.length === 0 ? (
           <div className="list-empty">No fleet matches this filter.</div>
@@ -167,6 +176,7 @@ export function FleetView() {
         )}
       </div>
       <footer className="list-foot muted small">
+        <OrderHeldNote order={order} />
         {rows.length} of {store.fleet.length} fleets · in use and N summed over live replicas (a global semaphore's N counted once, its in-use read from Redis)
       </footer>
     </section>

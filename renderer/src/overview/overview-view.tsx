@@ -14,11 +14,14 @@ import { ListToolbar } from "./list-toolbar.js";
 import { savePrefs, semaphoreMemory as memory } from "./overview-memory.js";
 import { ColumnHeader, InstanceRowView, ROW_HEIGHT, SemaphoreRowView, ServiceRowView } from "./overview-rows.js";
 import { useHeldOrder } from "./held-order.js";
+import { OrderHeldNote } from "./order-held-note.js";
 import { SparklinePainter } from "./sparkline-painter.js";
 import { rowAlertsOf } from "./use-row-alerts.js";
 import { VirtualList } from "./virtual-list.js";
 
 let filterInput: HTMLInputElement | null = null;
+
+const rowId = (r: OverviewRow): string => r.id;
 
 /** "/" from anywhere: focus the filter of whichever list is on screen. */
 export function focusFilter(): void {
@@ -80,7 +83,7 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
   }, [store, matching, chip, grouped, sort, collapsed, groupAlerts]);
   // What the user chose: a change of it re-sorts at once, held or not.
   const userKey = useMemo(() => ({}), [parsed, chip, grouped, sort, collapsed]);
-  const order = useHeldOrder(liveRows, userKey);
+  const order = useHeldOrder(liveRows, userKey, rowId);
   const rows = order.rows;
 
   const selected = selectedId === null ? -1 : rows.findIndex((r) => r.id === selectedId);
@@ -177,17 +180,7 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
         )}
       </div>
       <footer className="list-foot muted small">
-        {order.held && (
-          <>
-            <span className="order-held" data-testid="order-held">
-              Order held while you point or select
-            </span>{" "}
-            <button className="btn btn-ghost btn-xs" onClick={order.resume}>
-              Resume sorting
-            </button>{" "}
-            ·{" "}
-          </>
-        )}
+        <OrderHeldNote order={order} />
         {shownCount} of {store.semaphoreCount} semaphores · <kbd className="kbd">j</kbd>/<kbd className="kbd">k</kbd> move ·{" "}
         <kbd className="kbd">Enter</kbd> open · <kbd className="kbd">←</kbd>/<kbd className="kbd">→</kbd> fold · <kbd className="kbd">/</kbd> filter
       </footer>

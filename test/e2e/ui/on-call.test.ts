@@ -306,6 +306,32 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(decodeURIComponent(await page.evaluate(() => location.hash))).toContain(key);
   }, 30_000);
 
+  /**
+   * Points at the second of `rowSel`'s rows for 6 s and says every order seen (and, each time,
+   * `read`), then that the hold was shown and that the order catches up once the pointer leaves.
+   */
+  async function pointHoldAndLeave(rowSel: string, read: () => Promise<string | null> = async () => null): Promise<{ orders: string[]; reads: Set<string | null> }> {
+    const order = () => page.locator(rowSel).evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")).join(","));
+    const box = (await page.locator(rowSel).nth(1).boundingBox()) as { x: number; y: number; width: number; height: number };
+    await page.mouse.move(box.x + box.width - 40, box.y + box.height / 2);
+    await new Promise((r) => setTimeout(r, 300));
+    const held = await order();
+    const seen = new Set<string>([held]);
+    const reads = new Set<string | null>();
+    for (let i = 0; i < 24; i++) {
+      seen.add(await order());
+      reads.add(await read());
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // The order shown is not the data's any more: held, and saying so.
+    await until("the hold shown", () => page.getByTestId("order-held").count(), (n) => n === 1, 10_000);
+    // Away from the table, the order catches up with the numbers again.
+    await page.mouse.move(0, 0);
+    await until("a resort", order, (o) => o !== held, 20_000);
+    expect(await page.getByTestId("order-held").count()).toBe(0);
+    return { orders: [...seen], reads };
+  }
+
   it("holds the row order while the pointer is over the table, and resorts once it leaves", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
     await page.getByTestId("overview").waitFor();
@@ -313,24 +339,23 @@ describe("on call in the browser (web mode, real agents)", () => {
     // Sorted by utilization, a live number: without a hold the order follows every delta.
     const utilHeader = page.locator(".grid-head button", { hasText: "Utilization" });
     await utilHeader.click();
-    const order = () => page.locator(".sem-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")).join(","));
-    const box = (await page.locator(".sem-row").nth(1).boundingBox()) as { x: number; y: number; width: number; height: number };
-    await page.mouse.move(box.x + box.width - 40, box.y + box.height / 2);
-    await new Promise((r) => setTimeout(r, 300));
-    const held = await order();
-    const seen = new Set<string>();
-    for (let i = 0; i < 24; i++) {
-      seen.add(await order());
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect([...seen]).toEqual([held]);
-    await until("the hold shown", () => page.getByTestId("order-held").count(), (n) => n === 1, 10_000);
-    // Away from the table, the order catches up with the numbers again.
-    await page.mouse.move(0, 0);
-    await until("a resort", order, (o) => o !== held, 20_000);
-    expect(await page.getByTestId("order-held").count()).toBe(0);
+    const { orders } = await pointHoldAndLeave(".sem-row");
+    expect(orders).toHaveLength(1);
     await utilHeader.click();
     await page.getByRole("radio", { name: "By service" }).click();
+  }, 45_000);
+
+  it("holds the fleet list's order while the pointer is over it, and resorts once it leaves", async () => {
+    await page.getByRole("button", { name: "Fleet" }).click();
+    await page.getByTestId("fleet").waitFor();
+    const utilHeader = page.locator(".fleet-table .grid-head button", { hasText: "In use vs N" });
+    await utilHeader.click();
+    const dbInUse = () => page.locator('.fleet-table .sem-row[data-key="checkout/db"] .c-num').first().textContent();
+    const { orders, reads } = await pointHoldAndLeave(".fleet-table .sem-row", dbInUse);
+    expect(orders).toHaveLength(1);
+    // The held rows' numbers go on updating.
+    expect(reads.size).toBeGreaterThan(1);
+    await utilHeader.click();
   }, 45_000);
 
   it("shows evidence for people: times as clock times, named fields, an order inversion's frame in full", async () => {
