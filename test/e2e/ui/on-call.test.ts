@@ -246,6 +246,46 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 60_000);
 
+  it("gives side-by-side charts the same time ticks, permit axes whole ticks, and labels merged alert markers on every chart", async () => {
+    const isConvoy = (a: Alert) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments");
+    const convoy = (await until("the convoy", () => pageAlerts(page), (l) => l.some(isConvoy), 20_000)).find(isConvoy) as Alert;
+    const charts = ["permits", "queue", "latency", "throughput"];
+    const plotData = (attr: string) => Promise.all(charts.map((id) => page.locator(`[data-chart="${id}"] .uplot`).getAttribute(attr)));
+    // Pinned 20 s after the convoy: two markers (the convoy's and the pin's), 20 s apart.
+    const open = async (w: string) => {
+      await page.evaluate(([k, win, at]) => (location.hash = `#/s/${encodeURIComponent(k)}?w=${win}&at=${at}`), [convoy.key, w, String(convoy.raisedAt + 20_000)] as const);
+      await page.getByTestId("detail").waitFor();
+      await until(`the ${w} charts' markers`, () => plotData("data-markers"), (m) => m.every((x) => (x ?? "") !== ""), 10_000);
+    };
+    await open("24h");
+    // The permits chart has one y axis, the queue chart two: their plots differ in width, not in their times.
+    const widths = await Promise.all(charts.map((id) => page.locator(`[data-chart="${id}"] .u-over`).evaluate((e) => e.clientWidth)));
+    expect(new Set(widths).size).toBeGreaterThan(1);
+    const ticks = await plotData("data-ticks-x");
+    expect(ticks[0]?.split(" ").length ?? 0).toBeGreaterThan(2);
+    expect(new Set(ticks).size, ticks.join(" / ")).toBe(1);
+    // At 24 h the two markers are a pixel apart: one line, labelled with the count, on every chart.
+    for (const m of await plotData("data-markers")) {
+      const groups = (m ?? "").split(" | ");
+      expect(groups.length, m ?? "").toBe(1);
+      expect(groups[0]).toMatch(/^\d+:\d+:\d+ alerts$/);
+      expect(Number(groups[0].split(":")[1])).toBeGreaterThanOrEqual(2);
+    }
+    // Permits are whole: no tick at 0.5 or 1.5.
+    const permitTicks = (await page.locator('[data-chart="permits"] .uplot').getAttribute("data-ticks-y")) ?? "";
+    expect(permitTicks.split(" ").every((v) => Number.isInteger(Number(v))), permitTicks).toBe(true);
+
+    // At 1 m the same two markers are a third of the chart apart: two lines, each labelled.
+    await open("1m");
+    for (const m of await plotData("data-markers")) {
+      const groups = (m ?? "").split(" | ");
+      expect(groups.length, m ?? "").toBe(2);
+      expect(groups.every((g) => !g.endsWith(":")), m ?? "").toBe(true);
+    }
+    expect(new Set(await plotData("data-ticks-x")).size).toBe(1);
+    expect(browser.errors).toEqual([]);
+  }, 45_000);
+
   it("exports a chart's PNG at twice the screen's resolution, with its title and legend above the plot", async () => {
     const card = page.locator('[data-chart="permits"]');
     await card.locator("canvas").first().waitFor();
