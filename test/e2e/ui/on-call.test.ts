@@ -300,6 +300,56 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(width).toBeGreaterThanOrEqual(2 * plotWidth);
     // The plot (190 px) and a header for the title and legend, all at 2x.
     expect(height).toBeGreaterThanOrEqual(2 * (190 + 40));
+
+    // The header as drawn: the title's line (above the legend's) read column by column.
+    const header = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement("canvas");
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext("2d") as CanvasRenderingContext2D;
+      const rgb = (css: string): number[] => {
+        ctx.fillStyle = css;
+        const hex = ctx.fillStyle.slice(1);
+        return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+      };
+      const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+      const text = rgb(css("--text"));
+      const inUse = rgb(css("--c-inuse"));
+      ctx.drawImage(img, 0, 0);
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      const at = (x: number, y: number) => [px[(y * c.width + x) * 4], px[(y * c.width + x) * 4 + 1], px[(y * c.width + x) * 4 + 2]];
+      const dist = (a: number[], b: number[]) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) + Math.abs(a[2] - b[2]);
+      const panel = at(1, 1);
+      const dpr = 2;
+      // Title and subtitle are drawn from 8 px down; the legend from 26 px.
+      const ink: boolean[] = [];
+      let titleEnd = -1;
+      for (let x = 0; x < c.width; x++) {
+        let any = false;
+        for (let y = 4 * dpr; y < 25 * dpr; y++) {
+          const p = at(x, y);
+          if (dist(p, panel) > 60) any = true;
+          // The title's colour at the glyphs' cores (the subtitle's grey never gets that dark).
+          if (dist(p, text) < 40) titleEnd = x;
+        }
+        ink.push(any);
+      }
+      let legendInUse = false;
+      for (let y = 26 * dpr; y < 40 * dpr && !legendInUse; y++) for (let x = 0; x < c.width; x++) if (dist(at(x, y), inUse) < 40) legendInUse = true;
+      return { ink, titleEnd, legendInUse };
+    }, png.toString("base64"));
+    // After the title's last pixel: a clear gap, then the subtitle; nothing of it under the title.
+    const { ink, titleEnd, legendInUse } = header;
+    expect(titleEnd).toBeGreaterThan(0);
+    const gapStart = ink.findIndex((on, x) => !on && x > titleEnd);
+    const subtitleStart = ink.findIndex((on, x) => on && x > gapStart);
+    expect(subtitleStart, "no subtitle after the title").toBeGreaterThan(0);
+    expect(subtitleStart - gapStart, `the gap after the title starts at ${gapStart}, the subtitle at ${subtitleStart}`).toBeGreaterThanOrEqual(8 * 2);
+    // The legend has its series' colours.
+    expect(legendInUse).toBe(true);
     expect(browser.errors).toEqual([]);
   }, 30_000);
 
