@@ -132,13 +132,13 @@ export function ReplayBar() {
           ))}
         </select>
         <button
-          className="btn"
+          className="btn replay-next"
           data-testid="replay-next-alert"
           disabled={next === null}
           title={nextMarks.map(markTitle).join("\n\n")}
           onClick={() => next !== null && seek(next)}
         >
-          {nextMarks.length === 0 ? "No later alert" : `Next: ${markName(nextMarks[0])}${nextMarks.length > 1 ? ` +${nextMarks.length - 1}` : ""}`}
+          <span className="replay-next-name">{nextMarks.length === 0 ? "No later alert" : `Next: ${markName(nextMarks[0])}${nextMarks.length > 1 ? ` +${nextMarks.length - 1}` : ""}`}</span>
         </button>
         <div className="replay-timeline">
           <div className="replay-track" aria-hidden="true">

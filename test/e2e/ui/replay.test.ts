@@ -187,9 +187,18 @@ describe("replay in the browser", () => {
     const first = [...replay.session.marks].sort((a, b) => a.at - b.at)[0];
     const button = page.getByTestId("replay-next-alert");
     await until("the next alert named", () => button.textContent(), (t) => (t ?? "").includes(first.key), 10_000);
+    const named = await button.textContent();
+    const track = await scrubber.boundingBox();
     await button.click();
     const here = page.getByTestId("replay-here");
     await until("the alert at the cursor named", () => here.textContent().catch(() => ""), (t) => (t ?? "").includes(first.key), 10_000);
+    // Naming another alert (of another length), the button keeps its room: the timeline stays put.
+    await until("the next one named", () => button.textContent(), (t) => t !== named, 10_000);
+    expect(await scrubber.boundingBox()).toEqual(track);
+    // The speed select is a button like its neighbours, not the platform's bare control.
+    const look = (id: string) => page.getByTestId(id).evaluate((e) => ["height", "borderRadius", "borderTopColor", "backgroundColor", "fontSize"].map((k) => getComputedStyle(e).getPropertyValue(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))));
+    expect(await look("replay-speed")).toEqual(await look("replay-play"));
+    expect(await page.getByTestId("replay-speed").evaluate((e) => getComputedStyle(e).appearance)).toBe("none");
     // Marking a range draws it on the track at once, before it is saved.
     expect(await page.getByTestId("replay-pending-range").count()).toBe(0);
     await page.getByTestId("replay-mark-from").click();
