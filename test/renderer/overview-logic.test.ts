@@ -22,7 +22,9 @@ describe("status", () => {
   });
 
   it("counts statuses", () => {
-    expect(countStatuses(["ok", "leak", "ok", "stale"])).toEqual({ total: 4, ok: 2, leak: 1, convoy: 0, saturated: 0, stale: 1 });
+    expect(countStatuses(["ok", "leak", "ok", "stale"])).toEqual({ total: 4, ok: 2, leak: 1, convoy: 0, saturated: 0, stale: 1, problems: 2 });
+    // An ok row a rule badges is a problem too.
+    expect(countStatuses(["ok", "leak", "ok", "stale"], (i) => i === 2).problems).toBe(3);
   });
 });
 
@@ -67,6 +69,7 @@ describe("filter", () => {
     expect(matchesChip("ok", "all")).toBe(true);
     expect(matchesChip("ok", "problems")).toBe(false);
     expect(matchesChip("stale", "problems")).toBe(true);
+    expect(matchesChip("ok", "problems", true)).toBe(true);
     expect(matchesChip("leak", "leak")).toBe(true);
     expect(matchesChip("convoy", "leak")).toBe(false);
   });

@@ -124,8 +124,16 @@ export function FleetView() {
     }
     return new Map(globalViews(sems, (id) => store.agentConnected(id)).map((g) => [g.key, g]));
   }, [store, sv, av]);
-  const counts = useMemo(() => countStatuses(all.map((r) => r.status)), [all]);
-  const liveRows = useMemo(() => sortFleetRows(all.filter((r) => matchesChip(r.status, chip)), sort), [all, chip, sort]);
+  // A fleet a rule badges (over budget, a replica's double release) is a problem whatever its status.
+  const badges = useChannel("alerts");
+  const counts = useMemo(() => {
+    const index = rowAlertsOf(store);
+    return countStatuses(all.map((r) => r.status), (i) => index.has(all[i].key));
+  }, [store, all, badges]);
+  const liveRows = useMemo(() => {
+    const index = rowAlertsOf(store);
+    return sortFleetRows(all.filter((r) => matchesChip(r.status, chip, index.has(r.key))), sort);
+  }, [store, all, chip, sort, badges]);
   // What the user chose: a change of it re-sorts at once, held or not.
   const userKey = useMemo(() => ({}), [parsed, chip, sort]);
   const order = useHeldOrder(liveRows, userKey, fleetKey);

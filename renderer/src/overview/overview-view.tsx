@@ -72,15 +72,18 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
     const index = rowAlertsOf(store);
     return store.itemList().filter((it) => matchesFilter(it, parsed, (x) => index.get(x.key)?.rules));
   }, [store, version, parsed, alertsVersion]);
-  const counts = useMemo(() => countStatuses(matching.map((it) => it.status)), [matching]);
-  // Grouped, a service's "need attention" counts the rows that rules badge: it changes with the alerts.
-  const groupAlerts = useStoreValue("alerts", () => (grouped ? store.version("alerts") : 0));
-  const [liveRows, shownCount] = useMemo((): [OverviewRow[], number] => {
-    const shown = chip === "all" ? matching : matching.filter((it) => matchesChip(it.status, chip));
-    if (!grouped) return [buildFlatRows(shown, sort), shown.length];
+  // A row a rule badges is a problem whatever its status (the Problems chip, a service's "need
+  // attention"): those follow the alerts.
+  const badges = useChannel("alerts");
+  const counts = useMemo(() => {
     const index = rowAlertsOf(store);
-    return [buildRows(shown, sort, collapsed, (key) => index.has(key)), shown.length];
-  }, [store, matching, chip, grouped, sort, collapsed, groupAlerts]);
+    return countStatuses(matching.map((it) => it.status), (i) => index.has(matching[i].key));
+  }, [store, matching, badges]);
+  const [liveRows, shownCount] = useMemo((): [OverviewRow[], number] => {
+    const index = rowAlertsOf(store);
+    const shown = chip === "all" ? matching : matching.filter((it) => matchesChip(it.status, chip, index.has(it.key)));
+    return [grouped ? buildRows(shown, sort, collapsed, (key) => index.has(key)) : buildFlatRows(shown, sort), shown.length];
+  }, [store, matching, chip, grouped, sort, collapsed, badges]);
   // What the user chose: a change of it re-sorts at once, held or not.
   const userKey = useMemo(() => ({}), [parsed, chip, grouped, sort, collapsed]);
   const order = useHeldOrder(liveRows, userKey, rowId);

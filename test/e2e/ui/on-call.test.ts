@@ -180,7 +180,7 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 45_000);
 
-  it("counts a row whose only problem is a rule's badge in its service's 'need attention'", async () => {
+  it("counts a row whose only problem is a rule's badge in its service's 'need attention' and under Problems", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
     await page.getByTestId("overview").waitFor();
     await page.getByRole("radio", { name: "By service" }).click();
@@ -193,6 +193,13 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(flagged).toBeGreaterThanOrEqual(1);
     const service = page.locator(".service-row", { hasText: "fx" });
     await until("the count", () => service.locator(".c-status").textContent(), (t) => t === `${flagged} ${flagged === 1 ? "needs" : "need"} attention`, 5000);
+    // The Problems chip counts it too, and shows it.
+    const problems = page.getByRole("radio", { name: /^Problems/ });
+    const flaggedRows = () => page.locator(".sem-row").evaluateAll((rows) => rows.filter((r) => r.querySelector(".row-status") !== null || !(r.querySelector(".badge")?.className ?? "").includes("status-ok")).length);
+    await until("the Problems count", async () => [await problems.locator(".chip-count").textContent(), String(await flaggedRows())], ([a, b]) => a === b, 5000);
+    await problems.click();
+    await until("fx-rates among the problems", () => fxRates.count(), (n) => n === 1, 5000);
+    await page.getByRole("radio", { name: /^All/ }).click();
   }, 30_000);
 
   it("draws chart legends with markers of distinct colours that toggle their series, units on the axes, and a tooltip at the cursor naming alerts", async () => {
