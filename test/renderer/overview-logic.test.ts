@@ -22,7 +22,9 @@ describe("status", () => {
   });
 
   it("counts statuses", () => {
-    expect(countStatuses(["ok", "leak", "ok", "stale"])).toEqual({ total: 4, ok: 2, leak: 1, convoy: 0, saturated: 0, stale: 1 });
+    expect(countStatuses(["ok", "leak", "ok", "stale"])).toEqual({ total: 4, ok: 2, leak: 1, convoy: 0, saturated: 0, stale: 1, problems: 2 });
+    // An ok row a rule badges is a problem too.
+    expect(countStatuses(["ok", "leak", "ok", "stale"], (i) => i === 2).problems).toBe(3);
   });
 });
 
@@ -67,6 +69,7 @@ describe("filter", () => {
     expect(matchesChip("ok", "all")).toBe(true);
     expect(matchesChip("ok", "problems")).toBe(false);
     expect(matchesChip("stale", "problems")).toBe(true);
+    expect(matchesChip("ok", "problems", true)).toBe(true);
     expect(matchesChip("leak", "leak")).toBe(true);
     expect(matchesChip("convoy", "leak")).toBe(false);
   });
@@ -112,6 +115,11 @@ describe("sorting and grouping", () => {
     expect(svc.kind === "service" && svc.status).toBe("convoy");
     expect(svc.kind === "service" && svc.problems).toBe(2);
     expect(svc.kind === "service" && svc.instances).toBe(2);
+    // A row whose status is ok but which a rule badges (a double release) needs attention too.
+    const ok = items.find((i) => i.service === "checkout" && i.status === "ok");
+    expect(ok).toBeDefined();
+    const flagged = buildRows(items, { key: "status", dir: "desc" }, new Set(), (key) => key === ok?.key)[3];
+    expect(flagged.kind === "service" && flagged.problems).toBe(3);
   });
 
   it("hides the children of collapsed groups", () => {

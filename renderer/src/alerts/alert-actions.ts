@@ -1,8 +1,10 @@
 // What the alert views do with an alert: acknowledge it on the hub, and open what it is about
-// at the moment it was raised.
+// at the moment it was raised (in a replay, with the replay's cursor moved there, so the cursor
+// and the view say the same time).
 import { splitKey, type Alert } from "../../../shared/protocol/types.js";
 import type { AppServices } from "../app/context.js";
 import { alertTarget } from "../logic/alert-target.js";
+import type { ReplayClient } from "../replay/replay-client.js";
 
 export async function acknowledge(app: AppServices, alert: Alert): Promise<void> {
   const { alert: updated } = await app.client.request("alert:ack", { id: alert.id });
@@ -10,7 +12,13 @@ export async function acknowledge(app: AppServices, alert: Alert): Promise<void>
   app.store.upsertAlert(updated);
 }
 
-export function openAlert(app: AppServices, alert: Alert): void {
+/** In a replay, moves its cursor to where `alert` was raised (a failure is only logged: the view opens anyway). */
+export function seekReplayToAlert(replay: ReplayClient | null, alert: Alert): void {
+  replay?.seekToAlert(alert).catch((err: unknown) => console.warn("semscope: replay seek failed", err));
+}
+
+export function openAlert(app: AppServices, alert: Alert, replay: ReplayClient | null = null): void {
+  seekReplayToAlert(replay, alert);
   const t = alertTarget(alert);
   switch (t.kind) {
     case "semaphore":

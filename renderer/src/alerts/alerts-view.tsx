@@ -9,6 +9,7 @@ import { stepOf, useKeyHandler } from "../app/keyboard.js";
 import { compareAlerts, RULE_LABEL } from "../logic/alert-target.js";
 import { fmtAgo, fmtWhen } from "../logic/format.js";
 import type { AlertsTab } from "../logic/route.js";
+import { useReplayClient } from "../replay/replay-bar.js";
 import { openAlert, targetLabel } from "./alert-actions.js";
 import { EvidenceView } from "./evidence-view.js";
 import { HistoryFilters, matchesHistory, NO_HISTORY_FILTER, type HistoryFilter } from "./history-filters.js";
@@ -24,6 +25,7 @@ const TABS: { id: AlertsTab; label: string }[] = [
 
 export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; selectedId?: string }) {
   const app = useApp();
+  const replay = useReplayClient();
   const { store, mutes, navigate } = app;
   const av = useChannel("alerts");
   const mv = useMutesVersion();
@@ -75,7 +77,7 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
       return true;
     }
     if (e.key === "Enter" && current !== undefined) {
-      openAlert(app, current);
+      openAlert(app, current, replay);
       return true;
     }
     return false;
@@ -120,7 +122,7 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
                   data-alert-id={a.id}
                   className={`alert-item sev-${a.severity} ${a === current ? "selected" : ""} ${a.resolvedAt !== null ? "resolved" : ""} ${mutedUntil !== null ? "muted-alert" : ""}`}
                   onClick={() => setSelected(a.id)}
-                  onDoubleClick={() => openAlert(app, a)}
+                  onDoubleClick={() => openAlert(app, a, replay)}
                 >
                   <span className="alert-sev" />
                   <div className="alert-main">

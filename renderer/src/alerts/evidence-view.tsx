@@ -8,6 +8,7 @@ import { RULE_LABEL } from "../logic/alert-target.js";
 import { evidenceLabel, evidenceStacks, flattenEvidence, isDurationPath, leakHolders } from "../logic/evidence.js";
 import { fmtCount, fmtDuration, fmtWhen } from "../logic/format.js";
 import { MUTE_DURATIONS } from "../logic/mutes.js";
+import { useReplayClient } from "../replay/replay-bar.js";
 import { acknowledge, openAlert, targetLabel } from "./alert-actions.js";
 import { diagnosisOf, DiagnosisView } from "./diagnosis-view.js";
 import { flightOf, FlightView } from "./flight-view.js";
@@ -52,6 +53,7 @@ export function MuteControl({ alert }: { alert: Alert }) {
 
 export function EvidenceView({ alert }: { alert: Alert }) {
   const app = useApp();
+  const replay = useReplayClient();
   const [acking, setAcking] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const now = app.store.now();
@@ -91,7 +93,7 @@ export function EvidenceView({ alert }: { alert: Alert }) {
         <dd>{alert.acknowledged ? "yes" : "no"}</dd>
       </dl>
       <div className="actions">
-        <button className="btn btn-primary btn-sm" onClick={() => openAlert(app, alert)} data-testid="open-alert">
+        <button className="btn btn-primary btn-sm" onClick={() => openAlert(app, alert, replay)} data-testid="open-alert">
           <Icon name="link" /> Show at {fmtWhen(alert.raisedAt, now)}
         </button>
         {!alert.acknowledged && (

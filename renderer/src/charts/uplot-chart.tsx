@@ -24,8 +24,48 @@ function fmtValue(unit: Unit, v: number | null | undefined): string {
   return fmtCount(v);
 }
 
+/**
+ * The ticks an axis drew, on the chart's element (`data-ticks-x`, `data-ticks-y`, `data-ticks-y2`):
+ * the canvas's labels in words, for whoever reads the page rather than its pixels.
+ */
+function noteTicks(u: uPlot, axis: "ticksX" | "ticksY" | "ticksY2", splits: readonly number[]): void {
+  const text = splits.join(" ");
+  if (u.root.dataset[axis] !== text) u.root.dataset[axis] = text;
+}
+
 function axisValues(unit: Unit): uPlot.Axis.Values {
-  return (_u, splits) => splits.map((v) => (unit === "ms" ? fmtDuration(v) : unit === "rate" ? fmtCount(v) : fmtCount(v)));
+  return (u, splits, axisIdx) => {
+    noteTicks(u, axisIdx === 1 ? "ticksY" : "ticksY2", splits);
+    return splits.map((v) => (unit === "ms" ? fmtDuration(v) : fmtCount(v)));
+  };
+}
+
+/**
+ * Time ticks per chart width: the x axis's spacing is this share of the plot, so charts of
+ * different widths (one with a second y axis beside one without) pick the same times.
+ */
+const X_TICKS = 6;
+/** Below this spacing a chart is too narrow to share its neighbours' ticks: it takes fewer. */
+const X_TICK_MIN_PX = 50;
+
+/** Markers closer than this (CSS px) are drawn as one, named by their count. */
+export const MARKER_MERGE_PX = 5;
+
+interface MarkerGroup {
+  x: number;
+  markers: Marker[];
+}
+
+/** Markers sorted by time, grouped where their lines would fall within MARKER_MERGE_PX of each other. */
+function groupMarkers(u: uPlot, markers: readonly Marker[], px: number): MarkerGroup[] {
+  const groups: MarkerGroup[] = [];
+  for (const m of [...markers].sort((a, b) => a.t - b.t)) {
+    const x = u.valToPos(m.t, "x", true);
+    const last = groups[groups.length - 1];
+    if (last !== undefined && x - last.x < MARKER_MERGE_PX * px) last.markers.push(m);
+    else groups.push({ x, markers: [m] });
+  }
+  return groups;
 }
 
 /** Counts and rates start at 0, with headroom for the marker labels; a flat zero line still gets a scale. */
@@ -149,9 +189,12 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number, k = 1)
       ticks: { show: false },
       size: 26 * k,
       gap: 4 * k,
-      space: 70 * k,
+      space: (_u, _axis, _min, _max, dim) => Math.max(X_TICK_MIN_PX * k, dim / X_TICKS),
       // A tick at the very left would print over the y axis's labels: it goes unlabelled.
-      values: (u, splits, _axis, _space, incr) => splits.map((v) => (u.valToPos(v, "x") < 16 * k ? "" : fmtTimeTick(v, incr))),
+      values: (u, splits, _axis, _space, incr) => {
+        noteTicks(u, "ticksX", splits);
+        return splits.map((v) => (u.valToPos(v, "x") < 16 * k ? "" : fmtTimeTick(v, incr)));
+      },
     },
     axis("y", spec.y, 3),
   ];
@@ -208,13 +251,13 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number, k = 1)
             ctx.font = `${11 * px}px ${c.font}`;
             ctx.fillText(level.label, left + 6 * px, y - 4 * px);
           }
-          // Lines on every chart, their labels only on the first, so the others stay readable.
-          const labelled = spec.id === "permits";
-          // Markers close together would print over each other: a label that would is left out.
+          // One line per group of markers (at 24 h, alerts minutes apart fall on neighbouring
+          // pixels and drew a thick bar), labelled on every chart; a label that would print over
+          // the one before it is left out.
           let labelEnd = -Infinity;
-          const markers = [...bound.feed.markers()].sort((a, b) => a.t - b.t);
-          for (const m of markers) {
-            const x = u.valToPos(m.t, "x", true);
+          const drawn: string[] = [];
+          for (const g of groupMarkers(u, bound.feed.markers(), px)) {
+            const x = g.x;
             if (!(x >= left && x <= left + w)) continue;
             ctx.strokeStyle = c.marker;
             ctx.setLineDash([4 * px, 3 * px]);
@@ -223,18 +266,22 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number, k = 1)
             ctx.lineTo(x, top + h);
             ctx.stroke();
             ctx.setLineDash([]);
-            if (!labelled || x < labelEnd) continue;
+            const label = g.markers.length === 1 ? g.markers[0].label : `${g.markers.length} alerts`;
+            ctx.font = `${10.5 * px}px ${c.font}`;
+            const labelWidth = ctx.measureText(label).width;
+            const shown = x >= labelEnd && x + labelWidth + 8 * px <= left + w;
+            drawn.push(`${Math.round((x - left) / px)}:${g.markers.length}:${shown ? label : ""}`);
+            if (!shown) continue;
             // On a chip of the panel colour, so the label reads over lines and the cap.
-            const dpr = px;
-            ctx.font = `${10.5 * dpr}px ${c.font}`;
-            const labelWidth = ctx.measureText(m.label).width;
-            if (x + labelWidth + 8 * dpr > left + w) continue;
             ctx.fillStyle = c.panel;
-            ctx.fillRect(x + 2 * dpr, top + 1 * dpr, labelWidth + 6 * dpr, 14 * dpr);
-            labelEnd = x + labelWidth + 12 * dpr;
+            ctx.fillRect(x + 2 * px, top + 1 * px, labelWidth + 6 * px, 14 * px);
+            labelEnd = x + labelWidth + 12 * px;
             ctx.fillStyle = c.marker;
-            ctx.fillText(m.label, x + 5 * dpr, top + 12 * dpr);
+            ctx.fillText(label, x + 5 * px, top + 12 * px);
           }
+          // As the ticks: what the markers drew (x in CSS px from the plot's left, how many, the label).
+          const markersText = drawn.join(" | ");
+          if (u.root.dataset.markers !== markersText) u.root.dataset.markers = markersText;
           ctx.restore();
         },
       ],

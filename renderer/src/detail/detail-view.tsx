@@ -14,7 +14,8 @@ import { fmtClock, fmtWhen } from "../logic/format.js";
 import { displayStatus, type DisplayStatus } from "../logic/status.js";
 import { DEFAULT_WINDOW, WINDOWS, windowMs, type WindowId } from "../logic/time-window.js";
 import { useRowAlerts } from "../overview/use-row-alerts.js";
-import { useIsReplay } from "../replay/replay-bar.js";
+import { seekReplayToAlert } from "../alerts/alert-actions.js";
+import { useReplayClient } from "../replay/replay-bar.js";
 import { ChartCard } from "./chart-card.js";
 import { DETAIL_CHARTS } from "./chart-specs.js";
 import { useFeedStatus, useFleetEntry, useSemaphoreSlow } from "./detail-hooks.js";
@@ -54,7 +55,8 @@ function useTargetAlerts(target: DetailTarget, agent: { service: string; instanc
 
 export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: DetailViewProps) {
   const { store, client, navigate } = useApp();
-  const replay = useIsReplay();
+  const replayClient = useReplayClient();
+  const replay = replayClient !== null;
   const scheme = useColorScheme();
   const [feed] = useState(() => new DetailFeed(client, store, target, windowMs(windowId), at !== undefined ? { at } : null));
   const status = useFeedStatus(feed);
@@ -194,7 +196,10 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
             <>
               <LittlesPanel feed={feed} />
               {target.kind === "semaphore" ? <HoldersPanel semKey={semKey} alerts={alerts} /> : <ReplicasPanel service={target.service} name={target.name} />}
-              <AlertsPanel alerts={alerts} onPin={(a) => go({ at: a.raisedAt })} />
+              <AlertsPanel alerts={alerts} onPin={(a) => {
+                  seekReplayToAlert(replayClient, a);
+                  go({ at: a.raisedAt });
+                }} />
               <ConfigPanel semKey={semKey} fleet={fleet} />
             </>
           )}

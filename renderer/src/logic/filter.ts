@@ -153,9 +153,10 @@ export function matchesFilter<T extends Filterable>(item: T, filter: ParsedFilte
 /** Status chips above the list: a status set, applied on top of the text filter. */
 export type StatusChip = "all" | "problems" | DisplayStatus;
 
-export function matchesChip(status: DisplayStatus, chip: StatusChip): boolean {
+/** `alerting`: a rule fires on the row (it is a problem whatever its status says). */
+export function matchesChip(status: DisplayStatus, chip: StatusChip, alerting = false): boolean {
   if (chip === "all") return true;
-  if (chip === "problems") return status !== "ok";
+  if (chip === "problems") return status !== "ok" || alerting;
   return status === chip;
 }
 

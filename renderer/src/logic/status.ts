@@ -55,13 +55,19 @@ export interface StatusCounts {
   saturated: number;
   stale: number;
   ok: number;
+  /** Rows not ok, or ok but badged by a rule firing on them (a double release, an order inversion). */
+  problems: number;
 }
 
-export function countStatuses(statuses: Iterable<DisplayStatus>): StatusCounts {
-  const c: StatusCounts = { total: 0, leak: 0, convoy: 0, saturated: 0, stale: 0, ok: 0 };
+/** `alerting(i)`: whether a rule fires on the i-th row, whatever its status. */
+export function countStatuses(statuses: Iterable<DisplayStatus>, alerting: (i: number) => boolean = () => false): StatusCounts {
+  const c: StatusCounts = { total: 0, leak: 0, convoy: 0, saturated: 0, stale: 0, ok: 0, problems: 0 };
+  let i = 0;
   for (const s of statuses) {
     c.total++;
     c[s]++;
+    if (s !== "ok" || alerting(i)) c.problems++;
+    i++;
   }
   return c;
 }

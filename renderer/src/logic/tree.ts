@@ -62,9 +62,11 @@ function sortGroups<T>(groups: Group<T>[], sort: SortSpec): Group<T>[] {
 
 /**
  * Rows for `items` (already filtered), grouped and sorted. `collapsed` holds row ids
- * (serviceRowId / instanceRowId) whose children are hidden.
+ * (serviceRowId / instanceRowId) whose children are hidden. A service counts as needing attention
+ * every semaphore whose status is not ok or on which `alerting` says a rule fires (a double
+ * release or an order inversion leaves the status ok but badges the row).
  */
-export function buildRows(items: readonly SemaphoreItem[], sort: SortSpec, collapsed: ReadonlySet<string>): OverviewRow[] {
+export function buildRows(items: readonly SemaphoreItem[], sort: SortSpec, collapsed: ReadonlySet<string>, alerting: (key: string) => boolean = () => false): OverviewRow[] {
   const services = new Map<string, Map<string, SemaphoreItem[]>>();
   for (const it of items) {
     let insts = services.get(it.service);
@@ -89,7 +91,7 @@ export function buildRows(items: readonly SemaphoreItem[], sort: SortSpec, colla
     const sid = serviceRowId(svc.name);
     const sCollapsed = collapsed.has(sid);
     let problems = 0;
-    for (const it of svc.items) if (it.status !== "ok") problems++;
+    for (const it of svc.items) if (it.status !== "ok" || alerting(it.key)) problems++;
     rows.push({
       kind: "service",
       id: sid,

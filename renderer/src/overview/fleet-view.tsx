@@ -15,6 +15,8 @@ import { fmtCount, fmtDuration } from "../logic/format.js";
 import { nextSort, type SortKey, type SortSpec } from "../logic/sorting.js";
 import { countStatuses } from "../logic/status.js";
 import { ListToolbar } from "./list-toolbar.js";
+import { useHeldOrder } from "./held-order.js";
+import { OrderHeldNote } from "./order-held-note.js";
 import { fleetMemory as memory } from "./overview-memory.js";
 import { ROW_HEIGHT, sortButton } from "./overview-rows.js";
 import { useFilterRef } from "./overview-view.js";
@@ -96,6 +98,8 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
   );
 });
 
+const fleetKey = (r: FleetRow): string => r.key;
+
 export function FleetView() {
   const { store, navigate } = useApp();
   const fv = useChannel("fleet");
@@ -126,8 +130,20 @@ export function FleetView() {
     }
     return new Map(globalViews(sems, (id) => store.agentConnected(id)).map((g) => [g.key, g]));
   }, [store, sv, av]);
-  const counts = useMemo(() => countStatuses(all.map((r) => r.status)), [all]);
-  const rows = useMemo(() => sortFleetRows(all.filter((r) => matchesChip(r.status, chip)), sort), [all, chip, sort]);
+  // A fleet a rule badges (over budget, a replica's double release) is a problem whatever its status.
+  const badges = useChannel("alerts");
+  const counts = useMemo(() => {
+    const index = rowAlertsOf(store);
+    return countStatuses(all.map((r) => r.status), (i) => index.has(all[i].key));
+  }, [store, all, badges]);
+  const liveRows = useMemo(() => {
+    const index = rowAlertsOf(store);
+    return sortFleetRows(all.filter((r) => matchesChip(r.status, chip, index.has(r.key))), sort);
+  }, [store, all, chip, sort, badges]);
+  // What the user chose: a change of it re-sorts at once, held or not.
+  const userKey = useMemo(() => ({}), [parsed, chip, sort]);
+  const order = useHeldOrder(liveRows, userKey, fleetKey);
+  const rows = order.rows;
   const selected = selectedId === null ? -1 : rows.findIndex((r) => r.key === selectedId);
 
   const open = useCallback((r: FleetRow) => {
@@ -141,6 +157,7 @@ export function FleetView() {
       if (rows.length === 0) return true;
       const from = selected < 0 ? (step > 0 ? -1 : rows.length) : selected;
       setSelectedId(rows[Math.max(0, Math.min(rows.length - 1, from + step))].key);
+      order.keyMoved();
       if (document.activeElement === inputRef.current) inputRef.current?.blur();
       return true;
     }
@@ -156,7 +173,7 @@ export function FleetView() {
       <ListToolbar inputRef={inputRef} query={query} onQuery={setQuery} chip={chip} onChip={setChip} counts={counts} unknown={parsed.unknown} placeholder="Filter: service, semaphore name, is:saturated">
         <span className="muted small">Replicas sharing a semaphore name, as one limiter · percentiles merged from every replica’s histogram</span>
       </ListToolbar>
-      <div className="table fleet-table">
+      <div className="table fleet-table" {...order.tableProps} data-order-held={order.held}>
         <Head sort={sort} onSort={(k) => setSort((s) => nextSort(s, k))} />
         {rows.length === 0 ? (
           <div className="list-empty">No fleet matches this filter.</div>
@@ -173,6 +190,7 @@ export function FleetView() {
         )}
       </div>
       <footer className="list-foot muted small">
+        <OrderHeldNote order={order} />
         {rows.length} of {store.fleet.length} fleets · in use and N summed over live replicas (a global semaphore's N counted once, its in-use read from Redis)
       </footer>
     </section>

@@ -15,7 +15,7 @@ const CHIPS: { id: StatusChip; label: string }[] = [
 
 function chipCount(c: StatusCounts, id: StatusChip): number {
   if (id === "all") return c.total;
-  if (id === "problems") return c.total - c.ok;
+  if (id === "problems") return c.problems;
   return c[id];
 }
 

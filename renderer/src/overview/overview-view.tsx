@@ -14,11 +14,14 @@ import { ListToolbar } from "./list-toolbar.js";
 import { savePrefs, semaphoreMemory as memory } from "./overview-memory.js";
 import { ColumnHeader, InstanceRowView, ROW_HEIGHT, SemaphoreRowView, ServiceRowView } from "./overview-rows.js";
 import { useHeldOrder } from "./held-order.js";
+import { OrderHeldNote } from "./order-held-note.js";
 import { SparklinePainter } from "./sparkline-painter.js";
 import { rowAlertsOf } from "./use-row-alerts.js";
 import { VirtualList } from "./virtual-list.js";
 
 let filterInput: HTMLInputElement | null = null;
+
+const rowId = (r: OverviewRow): string => r.id;
 
 /** "/" from anywhere: focus the filter of whichever list is on screen. */
 export function focusFilter(): void {
@@ -69,14 +72,21 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
     const index = rowAlertsOf(store);
     return store.itemList().filter((it) => matchesFilter(it, parsed, (x) => index.get(x.key)?.rules));
   }, [store, version, parsed, alertsVersion]);
-  const counts = useMemo(() => countStatuses(matching.map((it) => it.status)), [matching]);
+  // A row a rule badges is a problem whatever its status (the Problems chip, a service's "need
+  // attention"): those follow the alerts.
+  const badges = useChannel("alerts");
+  const counts = useMemo(() => {
+    const index = rowAlertsOf(store);
+    return countStatuses(matching.map((it) => it.status), (i) => index.has(matching[i].key));
+  }, [store, matching, badges]);
   const [liveRows, shownCount] = useMemo((): [OverviewRow[], number] => {
-    const shown = chip === "all" ? matching : matching.filter((it) => matchesChip(it.status, chip));
-    return [grouped ? buildRows(shown, sort, collapsed) : buildFlatRows(shown, sort), shown.length];
-  }, [matching, chip, grouped, sort, collapsed]);
+    const index = rowAlertsOf(store);
+    const shown = chip === "all" ? matching : matching.filter((it) => matchesChip(it.status, chip, index.has(it.key)));
+    return [grouped ? buildRows(shown, sort, collapsed, (key) => index.has(key)) : buildFlatRows(shown, sort), shown.length];
+  }, [store, matching, chip, grouped, sort, collapsed, badges]);
   // What the user chose: a change of it re-sorts at once, held or not.
   const userKey = useMemo(() => ({}), [parsed, chip, grouped, sort, collapsed]);
-  const order = useHeldOrder(liveRows, userKey);
+  const order = useHeldOrder(liveRows, userKey, rowId);
   const rows = order.rows;
 
   const selected = selectedId === null ? -1 : rows.findIndex((r) => r.id === selectedId);
@@ -173,17 +183,7 @@ export function OverviewView({ initialQuery }: { initialQuery?: string }) {
         )}
       </div>
       <footer className="list-foot muted small">
-        {order.held && (
-          <>
-            <span className="order-held" data-testid="order-held">
-              Order held while you point or select
-            </span>{" "}
-            <button className="btn btn-ghost btn-xs" onClick={order.resume}>
-              Resume sorting
-            </button>{" "}
-            ·{" "}
-          </>
-        )}
+        <OrderHeldNote order={order} />
         {shownCount} of {store.semaphoreCount} semaphores · <kbd className="kbd">j</kbd>/<kbd className="kbd">k</kbd> move ·{" "}
         <kbd className="kbd">Enter</kbd> open · <kbd className="kbd">←</kbd>/<kbd className="kbd">→</kbd> fold · <kbd className="kbd">/</kbd> filter
       </footer>

@@ -38,6 +38,12 @@ export function useIsReplay(): boolean {
   return useSyncExternalStore(client?.subscribe ?? noSubscribe, () => client?.status != null);
 }
 
+/** The replay's client once the hub has said it serves a recording, else null. */
+export function useReplayClient(): ReplayClient | null {
+  const client = useContext(ReplayContext);
+  return useIsReplay() ? client : null;
+}
+
 /**
  * Changes when a replay's cursor jumps: a key for views that load history once. Re-renders its
  * caller only then, not on every status while playing.
@@ -126,13 +132,13 @@ export function ReplayBar() {
           ))}
         </select>
         <button
-          className="btn"
+          className="btn replay-next"
           data-testid="replay-next-alert"
           disabled={next === null}
           title={nextMarks.map(markTitle).join("\n\n")}
           onClick={() => next !== null && seek(next)}
         >
-          {nextMarks.length === 0 ? "No later alert" : `Next: ${markName(nextMarks[0])}${nextMarks.length > 1 ? ` +${nextMarks.length - 1}` : ""}`}
+          <span className="replay-next-name">{nextMarks.length === 0 ? "No later alert" : `Next: ${markName(nextMarks[0])}${nextMarks.length > 1 ? ` +${nextMarks.length - 1}` : ""}`}</span>
         </button>
         <div className="replay-timeline">
           <div className="replay-track" aria-hidden="true">

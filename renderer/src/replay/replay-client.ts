@@ -13,7 +13,10 @@ interface LooseEmitter {
 export class ReplayClient {
   private socket: Socket<HubToReplayEvents, ReplayToHubEvents> | null = null;
   private state: ReplayStatus | null = null;
-  /** +1 whenever the cursor jumps (a seek): views keyed on it reload their history. */
+  /**
+   * +1 whenever the cursor has jumped (a seek the hub acknowledged): views keyed on it reload
+   * their history then, from the hub already at the new moment.
+   */
   private jumps = 0;
   private version = 0;
   private readonly listeners = new Set<() => void>();
@@ -61,8 +64,12 @@ export class ReplayClient {
   }
 
   seek(t: number): Promise<void> {
-    this.jumps++;
-    return this.send("replay:seek", { t: Math.round(t) });
+    return this.send("replay:seek", { t: Math.round(t) }, true);
+  }
+
+  /** Moves the cursor to where `alert` was raised: its mark on the timeline (hub time), else its raisedAt. */
+  seekToAlert(alert: { id: string; raisedAt: number }): Promise<void> {
+    return this.seek(this.state?.marks.find((m) => m.id === alert.id)?.at ?? alert.raisedAt);
   }
 
   play(speed: number): Promise<void> {
@@ -90,11 +97,12 @@ export class ReplayClient {
     return next === undefined ? null : next.at;
   }
 
-  private async send(event: keyof ReplayToHubEvents, payload: unknown): Promise<void> {
+  private async send(event: keyof ReplayToHubEvents, payload: unknown, jumped = false): Promise<void> {
     const socket = this.socket;
     if (socket === null) return;
     const ack = (await (socket as unknown as LooseEmitter).timeout(10_000).emitWithAck(event, payload)) as Ack<{ status: ReplayStatus }>;
     if (!ack.ok) throw new Error(ack.error);
+    if (jumped) this.jumps++;
     this.apply(ack.status);
   }
 

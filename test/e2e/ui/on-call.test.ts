@@ -180,6 +180,28 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 45_000);
 
+  it("counts a row whose only problem is a rule's badge in its service's 'need attention' and under Problems", async () => {
+    await page.getByRole("button", { name: "Semaphores" }).click();
+    await page.getByTestId("overview").waitFor();
+    await page.getByRole("radio", { name: "By service" }).click();
+    const fxRates = page.locator('.sem-row[data-key^="fx/fx-1/fx-rates"]');
+    await until("the fx-rates badge", () => fxRates.locator(".row-status").getAttribute("data-alerts"), (a) => (a ?? "").includes("double_release"), 10_000);
+    // Its status is OK: only the double release's badge says something is wrong.
+    expect(await page.evaluate(() => (window as unknown as { __semscope: { store: { itemList(): { key: string; status: string }[] } } }).__semscope.store.itemList().find((i) => i.key.startsWith("fx/fx-1/fx-rates"))?.status)).toBe("ok");
+    // Every fx row with a badge or a status other than OK, counted on the service's row.
+    const flagged = await page.locator('.sem-row[data-key^="fx/"]').evaluateAll((rows) => rows.filter((r) => r.querySelector(".row-status") !== null || !(r.querySelector(".badge")?.className ?? "").includes("status-ok")).length);
+    expect(flagged).toBeGreaterThanOrEqual(1);
+    const service = page.locator(".service-row", { hasText: "fx" });
+    await until("the count", () => service.locator(".c-status").textContent(), (t) => t === `${flagged} ${flagged === 1 ? "needs" : "need"} attention`, 5000);
+    // The Problems chip counts it too, and shows it.
+    const problems = page.getByRole("radio", { name: /^Problems/ });
+    const flaggedRows = () => page.locator(".sem-row").evaluateAll((rows) => rows.filter((r) => r.querySelector(".row-status") !== null || !(r.querySelector(".badge")?.className ?? "").includes("status-ok")).length);
+    await until("the Problems count", async () => [await problems.locator(".chip-count").textContent(), String(await flaggedRows())], ([a, b]) => a === b, 5000);
+    await problems.click();
+    await until("fx-rates among the problems", () => fxRates.count(), (n) => n === 1, 5000);
+    await page.getByRole("radio", { name: /^All/ }).click();
+  }, 30_000);
+
   it("draws chart legends with markers of distinct colours that toggle their series, units on the axes, and a tooltip at the cursor naming alerts", async () => {
     const isConvoy = (a: Alert) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments");
     const convoy = (await until("the convoy", () => pageAlerts(page), (l) => l.some(isConvoy), 20_000)).find(isConvoy) as Alert;
@@ -231,6 +253,46 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(browser.errors).toEqual([]);
   }, 60_000);
 
+  it("gives side-by-side charts the same time ticks, permit axes whole ticks, and labels merged alert markers on every chart", async () => {
+    const isConvoy = (a: Alert) => a.rule === "convoy" && a.key.startsWith("checkout/web-1/payments");
+    const convoy = (await until("the convoy", () => pageAlerts(page), (l) => l.some(isConvoy), 20_000)).find(isConvoy) as Alert;
+    const charts = ["permits", "queue", "latency", "throughput"];
+    const plotData = (attr: string) => Promise.all(charts.map((id) => page.locator(`[data-chart="${id}"] .uplot`).getAttribute(attr)));
+    // Pinned 20 s after the convoy: two markers (the convoy's and the pin's), 20 s apart.
+    const open = async (w: string) => {
+      await page.evaluate(([k, win, at]) => (location.hash = `#/s/${encodeURIComponent(k)}?w=${win}&at=${at}`), [convoy.key, w, String(convoy.raisedAt + 20_000)] as const);
+      await page.getByTestId("detail").waitFor();
+      await until(`the ${w} charts' markers`, () => plotData("data-markers"), (m) => m.every((x) => (x ?? "") !== ""), 10_000);
+    };
+    await open("24h");
+    // The permits chart has one y axis, the queue chart two: their plots differ in width, not in their times.
+    const widths = await Promise.all(charts.map((id) => page.locator(`[data-chart="${id}"] .u-over`).evaluate((e) => e.clientWidth)));
+    expect(new Set(widths).size).toBeGreaterThan(1);
+    const ticks = await plotData("data-ticks-x");
+    expect(ticks[0]?.split(" ").length ?? 0).toBeGreaterThan(2);
+    expect(new Set(ticks).size, ticks.join(" / ")).toBe(1);
+    // At 24 h the two markers are a pixel apart: one line, labelled with the count, on every chart.
+    for (const m of await plotData("data-markers")) {
+      const groups = (m ?? "").split(" | ");
+      expect(groups.length, m ?? "").toBe(1);
+      expect(groups[0]).toMatch(/^\d+:\d+:\d+ alerts$/);
+      expect(Number(groups[0].split(":")[1])).toBeGreaterThanOrEqual(2);
+    }
+    // Permits are whole: no tick at 0.5 or 1.5.
+    const permitTicks = (await page.locator('[data-chart="permits"] .uplot').getAttribute("data-ticks-y")) ?? "";
+    expect(permitTicks.split(" ").every((v) => Number.isInteger(Number(v))), permitTicks).toBe(true);
+
+    // At 1 m the same two markers are a third of the chart apart: two lines, each labelled.
+    await open("1m");
+    for (const m of await plotData("data-markers")) {
+      const groups = (m ?? "").split(" | ");
+      expect(groups.length, m ?? "").toBe(2);
+      expect(groups.every((g) => !g.endsWith(":")), m ?? "").toBe(true);
+    }
+    expect(new Set(await plotData("data-ticks-x")).size).toBe(1);
+    expect(browser.errors).toEqual([]);
+  }, 45_000);
+
   it("exports a chart's PNG at twice the screen's resolution, with its title and legend above the plot", async () => {
     const card = page.locator('[data-chart="permits"]');
     await card.locator("canvas").first().waitFor();
@@ -245,6 +307,56 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(width).toBeGreaterThanOrEqual(2 * plotWidth);
     // The plot (190 px) and a header for the title and legend, all at 2x.
     expect(height).toBeGreaterThanOrEqual(2 * (190 + 40));
+
+    // The header as drawn: the title's line (above the legend's) read column by column.
+    const header = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${b64}`;
+      await img.decode();
+      const c = document.createElement("canvas");
+      c.width = img.width;
+      c.height = img.height;
+      const ctx = c.getContext("2d") as CanvasRenderingContext2D;
+      const rgb = (css: string): number[] => {
+        ctx.fillStyle = css;
+        const hex = ctx.fillStyle.slice(1);
+        return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
+      };
+      const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+      const text = rgb(css("--text"));
+      const inUse = rgb(css("--c-inuse"));
+      ctx.drawImage(img, 0, 0);
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      const at = (x: number, y: number) => [px[(y * c.width + x) * 4], px[(y * c.width + x) * 4 + 1], px[(y * c.width + x) * 4 + 2]];
+      const dist = (a: number[], b: number[]) => Math.abs(a[0] - b[0]) + Math.abs(a[1] - b[1]) + Math.abs(a[2] - b[2]);
+      const panel = at(1, 1);
+      const dpr = 2;
+      // Title and subtitle are drawn from 8 px down; the legend from 26 px.
+      const ink: boolean[] = [];
+      let titleEnd = -1;
+      for (let x = 0; x < c.width; x++) {
+        let any = false;
+        for (let y = 4 * dpr; y < 25 * dpr; y++) {
+          const p = at(x, y);
+          if (dist(p, panel) > 60) any = true;
+          // The title's colour at the glyphs' cores (the subtitle's grey never gets that dark).
+          if (dist(p, text) < 40) titleEnd = x;
+        }
+        ink.push(any);
+      }
+      let legendInUse = false;
+      for (let y = 26 * dpr; y < 40 * dpr && !legendInUse; y++) for (let x = 0; x < c.width; x++) if (dist(at(x, y), inUse) < 40) legendInUse = true;
+      return { ink, titleEnd, legendInUse };
+    }, png.toString("base64"));
+    // After the title's last pixel: a clear gap, then the subtitle; nothing of it under the title.
+    const { ink, titleEnd, legendInUse } = header;
+    expect(titleEnd).toBeGreaterThan(0);
+    const gapStart = ink.findIndex((on, x) => !on && x > titleEnd);
+    const subtitleStart = ink.findIndex((on, x) => on && x > gapStart);
+    expect(subtitleStart, "no subtitle after the title").toBeGreaterThan(0);
+    expect(subtitleStart - gapStart, `the gap after the title starts at ${gapStart}, the subtitle at ${subtitleStart}`).toBeGreaterThanOrEqual(8 * 2);
+    // The legend has its series' colours.
+    expect(legendInUse).toBe(true);
     expect(browser.errors).toEqual([]);
   }, 30_000);
 
@@ -291,6 +403,32 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(decodeURIComponent(await page.evaluate(() => location.hash))).toContain(key);
   }, 30_000);
 
+  /**
+   * Points at the second of `rowSel`'s rows for 6 s and says every order seen (and, each time,
+   * `read`), then that the hold was shown and that the order catches up once the pointer leaves.
+   */
+  async function pointHoldAndLeave(rowSel: string, read: () => Promise<string | null> = async () => null): Promise<{ orders: string[]; reads: Set<string | null> }> {
+    const order = () => page.locator(rowSel).evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")).join(","));
+    const box = (await page.locator(rowSel).nth(1).boundingBox()) as { x: number; y: number; width: number; height: number };
+    await page.mouse.move(box.x + box.width - 40, box.y + box.height / 2);
+    await new Promise((r) => setTimeout(r, 300));
+    const held = await order();
+    const seen = new Set<string>([held]);
+    const reads = new Set<string | null>();
+    for (let i = 0; i < 24; i++) {
+      seen.add(await order());
+      reads.add(await read());
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // The order shown is not the data's any more: held, and saying so.
+    await until("the hold shown", () => page.getByTestId("order-held").count(), (n) => n === 1, 10_000);
+    // Away from the table, the order catches up with the numbers again.
+    await page.mouse.move(0, 0);
+    await until("a resort", order, (o) => o !== held, 20_000);
+    expect(await page.getByTestId("order-held").count()).toBe(0);
+    return { orders: [...seen], reads };
+  }
+
   it("holds the row order while the pointer is over the table, and resorts once it leaves", async () => {
     await page.getByRole("button", { name: "Semaphores" }).click();
     await page.getByTestId("overview").waitFor();
@@ -298,24 +436,23 @@ describe("on call in the browser (web mode, real agents)", () => {
     // Sorted by utilization, a live number: without a hold the order follows every delta.
     const utilHeader = page.locator(".grid-head button", { hasText: "Utilization" });
     await utilHeader.click();
-    const order = () => page.locator(".sem-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")).join(","));
-    const box = (await page.locator(".sem-row").nth(1).boundingBox()) as { x: number; y: number; width: number; height: number };
-    await page.mouse.move(box.x + box.width - 40, box.y + box.height / 2);
-    await new Promise((r) => setTimeout(r, 300));
-    const held = await order();
-    const seen = new Set<string>();
-    for (let i = 0; i < 24; i++) {
-      seen.add(await order());
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect([...seen]).toEqual([held]);
-    await until("the hold shown", () => page.getByTestId("order-held").count(), (n) => n === 1, 10_000);
-    // Away from the table, the order catches up with the numbers again.
-    await page.mouse.move(0, 0);
-    await until("a resort", order, (o) => o !== held, 20_000);
-    expect(await page.getByTestId("order-held").count()).toBe(0);
+    const { orders } = await pointHoldAndLeave(".sem-row");
+    expect(orders).toHaveLength(1);
     await utilHeader.click();
     await page.getByRole("radio", { name: "By service" }).click();
+  }, 45_000);
+
+  it("holds the fleet list's order while the pointer is over it, and resorts once it leaves", async () => {
+    await page.getByRole("button", { name: "Fleet" }).click();
+    await page.getByTestId("fleet").waitFor();
+    const utilHeader = page.locator(".fleet-table .grid-head button", { hasText: "In use vs N" });
+    await utilHeader.click();
+    const dbInUse = () => page.locator('.fleet-table .sem-row[data-key="checkout/db"] .c-num').first().textContent();
+    const { orders, reads } = await pointHoldAndLeave(".fleet-table .sem-row", dbInUse);
+    expect(orders).toHaveLength(1);
+    // The held rows' numbers go on updating.
+    expect(reads.size).toBeGreaterThan(1);
+    await utilHeader.click();
   }, 45_000);
 
   it("shows evidence for people: times as clock times, named fields, an order inversion's frame in full", async () => {

@@ -156,6 +156,30 @@ describe("replay in the browser", () => {
     expect(await page.getByTestId("connection-state").textContent()).toBe("Replay");
   }, 30_000);
 
+  it("shows an alert at its moment with the replay's cursor moved there, both saying the same time", async () => {
+    const leak = live.find((a) => a.rule === "leak")!;
+    // The cursor well after the alert: at the end of the recording.
+    const scrubber = page.getByTestId("replay-scrubber");
+    await scrubber.focus();
+    await page.keyboard.press("End");
+    await until("the end", () => replay.session.cursor, (c) => c === replay.session.to, 10_000);
+    expect(replay.session.to - leak.raisedAt).toBeGreaterThan(2000);
+    await page.getByTestId("alerts-tab").click();
+    await page.getByTestId("alerts").waitFor();
+    await page.locator(`.alert-item[data-alert-id="${leak.id}"]`).click();
+    const button = page.getByTestId("open-alert");
+    const clock = await page.evaluate((t) => new Date(t).toTimeString().slice(0, 8), leak.raisedAt);
+    expect(await button.textContent()).toContain(clock);
+    await button.click();
+    await page.getByTestId("detail").waitFor();
+    // The replay's cursor, on the hub and on the page, is where the alert was raised.
+    const cursor = await until("the cursor at the alert", () => replay.session.cursor, (c) => Math.abs(c - leak.raisedAt) < 1000, 10_000);
+    await until("the page's cursor", () => page.getByTestId("replay-cursor").textContent(), (t) => t === new Date(cursor).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"), 10_000);
+    // And the detail view is at the same moment.
+    await until("the view at the alert", () => page.getByTestId("live-state").textContent(), (t) => (t ?? "").includes(`At alert, ${clock}`), 10_000);
+    expect(browser.errors).toEqual([]);
+  }, 45_000);
+
   it("says which alert Next alert goes to and which one the cursor is at, and draws a range as it is marked", async () => {
     const scrubber = page.getByTestId("replay-scrubber");
     await scrubber.focus();
@@ -163,9 +187,18 @@ describe("replay in the browser", () => {
     const first = [...replay.session.marks].sort((a, b) => a.at - b.at)[0];
     const button = page.getByTestId("replay-next-alert");
     await until("the next alert named", () => button.textContent(), (t) => (t ?? "").includes(first.key), 10_000);
+    const named = await button.textContent();
+    const track = await scrubber.boundingBox();
     await button.click();
     const here = page.getByTestId("replay-here");
     await until("the alert at the cursor named", () => here.textContent().catch(() => ""), (t) => (t ?? "").includes(first.key), 10_000);
+    // Naming another alert (of another length), the button keeps its room: the timeline stays put.
+    await until("the next one named", () => button.textContent(), (t) => t !== named, 10_000);
+    expect(await scrubber.boundingBox()).toEqual(track);
+    // The speed select is a button like its neighbours, not the platform's bare control.
+    const look = (id: string) => page.getByTestId(id).evaluate((e) => ["height", "borderRadius", "borderTopColor", "backgroundColor", "fontSize"].map((k) => getComputedStyle(e).getPropertyValue(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))));
+    expect(await look("replay-speed")).toEqual(await look("replay-play"));
+    expect(await page.getByTestId("replay-speed").evaluate((e) => getComputedStyle(e).appearance)).toBe("none");
     // Marking a range draws it on the track at once, before it is saved.
     expect(await page.getByTestId("replay-pending-range").count()).toBe(0);
     await page.getByTestId("replay-mark-from").click();
