@@ -18,6 +18,7 @@ import { Semaphore as MutexSemaphore } from "async-mutex";
 import pLimit from "p-limit";
 import { FloorSemaphore } from "./floor.js";
 import { ADAPTER_CONTENDERS } from "./adapter-contenders.js";
+import { MARIADB_CONTENDERS } from "./mariadb-contenders.js";
 import { REDIS_CONTENDERS } from "./redis-contenders.js";
 import { Semaphore, type Permit, type SemaphoreOptions } from "../../agent/src/index.js";
 
@@ -47,6 +48,8 @@ export interface Contender {
   readonly cases?: readonly CaseId[];
   /** Something that must run before `make` (a Redis server): started once per run for every row naming it. */
   readonly needs?: BenchResource;
+  /** With `needs`: once warm, a cycle makes no round trip to that server (mysql2's open connections), so adapter-ab.ts times it too. */
+  readonly callsStayInProcess?: boolean;
   make(permits: number): Limiter;
 }
 
@@ -275,6 +278,7 @@ export const CONTENDERS: readonly Contender[] = [
   // Issue 5: each adapter's library alone and under instrument() (uncontended_ns only).
   ...ADAPTER_CONTENDERS,
   ...REDIS_CONTENDERS,
+  ...MARIADB_CONTENDERS,
 ];
 
 export function findContender(name: string): Contender | undefined {

@@ -54,10 +54,12 @@ export class Loans {
    * ends the loan); otherwise a return of a resource the adapter saw lent and returned already is
    * a double release. A return of a resource never lent through the adapter is the pool's business.
    */
-  returned(resource: unknown, borrowed: boolean, skip: (...args: never[]) => unknown): void {
+  returned(resource: unknown, borrowed: boolean | undefined, skip: (...args: never[]) => unknown): void {
     const st = this.state(resource, false);
     if (st === undefined) return;
     const h = st.hold;
+    // undefined: on loan if the adapter saw it lent and not returned.
+    if (borrowed === undefined) borrowed = h !== undefined;
     if (h !== undefined && borrowed) {
       st.hold = undefined;
       this.core.released(h, skip);
@@ -66,11 +68,6 @@ export class Loans {
     } else if (st.last !== undefined && !borrowed) {
       this.core.doubleRelease(st.last, skip);
     }
-  }
-
-  /** The hold of `resource` now, if it is on loan through the adapter. */
-  holdOf(resource: unknown): Hold | undefined {
-    return this.state(resource, false)?.hold;
   }
 
   clear(): void {

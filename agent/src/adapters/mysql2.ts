@@ -12,8 +12,8 @@ import { Loans } from "./loans.js";
 
 const PKG = "mysql2";
 const UNDERSTANDS = "mysql2 3.x Pool (createPool, callback or promise API)";
-/** The name of the callbacks the adapter hands to getConnection(), so one handed back to it is not wrapped twice. */
-const WRAPPED = "semscopeGotConnection";
+/** Marks the callbacks the adapter hands to getConnection(), so one mysql2 hands back to it is not wrapped twice. */
+const OURS = Symbol("semscope.gotConnection");
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -35,6 +35,12 @@ interface Mysql2PoolLike {
   readonly _allConnections: RingQueueLike;
   readonly _freeConnections: RingQueueLike;
   readonly _connectionQueue: RingQueueLike;
+}
+
+/** mysql2 hands a queued callback back to getConnection() when the connection it waited for was removed: it is passed through. */
+function ours<F extends (...args: never[]) => unknown>(fn: F): F {
+  (fn as { [OURS]?: true })[OURS] = true;
+  return fn;
 }
 
 const isObject = (t: unknown): t is Record<string, unknown> => t !== null && typeof t === "object";
@@ -86,11 +92,11 @@ export function instrumentMysql2(target: object, options: InstrumentOptions): In
 
   let ownRelease: Method | undefined;
   // One function for every connection (it reads `this`), put on each connection the first time it is lent.
-  const connRelease: Method = function release(this: unknown, ...args: unknown[]): unknown {
+  const connRelease: Method = function release(this: unknown): unknown {
     const conn = this as ConnectionLike;
     // Released and not lent again since: mysql2 returns at once; the adapter counts it.
     if (core.tracking && conn._released === true && conn._pool === pool) loans.returned(conn, false, connRelease);
-    return (ownRelease as Method).apply(this, args);
+    return (ownRelease as Method).call(this);
   };
 
   const lend = (conn: ConnectionLike): void => {
@@ -100,32 +106,31 @@ export function instrumentMysql2(target: object, options: InstrumentOptions): In
     }
   };
 
-  const getConnection = sameShape(function getConnection(this: unknown, ...args: unknown[]): unknown {
-    const cb = args[0];
-    if (!core.tracking || this !== pool || typeof cb !== "function" || cb.name === WRAPPED) return own.getConnection.apply(this, args);
+  const getConnection = sameShape(function getConnection(this: unknown, cb: unknown): unknown {
+    if (!core.tracking || this !== pool || typeof cb !== "function" || (cb as { [OURS]?: true })[OURS] === true) return own.getConnection.call(this, cb);
     const w = core.startWait(getConnection);
-    // Named so that getConnection() can tell it when mysql2 hands it back (a waiter re-queued after its connection was removed).
-    args[0] = function semscopeGotConnection(this: unknown, ...a: unknown[]): unknown {
-      const err = a[0];
-      if (err !== undefined && err !== null) core.failed(w, failureOf(err));
-      else {
-        const conn = a[1] as ConnectionLike;
+    // Passed inline, so anonymous: a named (or const-bound) function gets a name-keeping helper
+    // call per creation under some bundlers.
+    return own.getConnection.call(
+      this,
+      ours(function (this: unknown, err: unknown, conn?: ConnectionLike): unknown {
+        if (err !== undefined && err !== null) {
+          core.failed(w, failureOf(err));
+          // mysql2 calls back with the error alone.
+          return arguments.length === 1 ? (cb as Method).call(this, err) : (cb as Method).call(this, err, conn);
+        }
         loans.lent(conn, core.granted(w));
-        lend(conn);
-      }
-      return (cb as Method).apply(this, a);
-    };
-    return own.getConnection.apply(this, args);
+        lend(conn as ConnectionLike);
+        return (cb as Method).call(this, err, conn);
+      }),
+    );
   }, own.getConnection);
 
-  const releaseConnection = sameShape(function releaseConnection(this: unknown, ...args: unknown[]): unknown {
-    if (core.tracking && this === pool) {
-      const conn = args[0] as ConnectionLike | undefined;
-      // A connection mysql2 removed from the pool (destroyed, broken) comes here with no _pool: it
-      // ends a loan if it was lent, and is never a second release.
-      if (conn !== null && typeof conn === "object") loans.returned(conn, !conn._pool || loans.holdOf(conn) !== undefined, releaseConnection);
-    }
-    return own.releaseConnection.apply(this, args);
+  const releaseConnection = sameShape(function releaseConnection(this: unknown, conn: unknown): unknown {
+    // A connection mysql2 removed from the pool (destroyed, broken) comes here with no _pool: it
+    // ends a loan if it was lent, and is never a second release.
+    if (core.tracking && this === pool && conn !== null && typeof conn === "object") loans.returned(conn, (conn as ConnectionLike)._pool ? undefined : true, releaseConnection);
+    return own.releaseConnection.call(this, conn);
   }, own.releaseConnection);
 
   undo.push(patchMethod(pool, "getConnection", getConnection));
