@@ -9,6 +9,8 @@ import { instrumentGenericPool, isGenericPool } from "./adapters/generic-pool.js
 import { instrumentPgPool, isPgPool } from "./adapters/pg-pool.js";
 import { instrumentPLimit, isPLimit, type PLimitHandle } from "./adapters/p-limit.js";
 import { instrumentPQueue, isPQueue } from "./adapters/p-queue.js";
+import { instrumentMysql2, isMysql2Pool, isMysql2PromisePool } from "./adapters/mysql2.js";
+import { instrumentTarn, isKnex, isTarnPool } from "./adapters/tarn.js";
 import { instrumentRedisSemaphore, isRedisSemaphore, type RedisSemaphoreHandle, type RedisSemaphoreOptions } from "./adapters/redis-semaphore/adapter.js";
 import { instrumentUndici, isUndiciDispatcher } from "./adapters/undici.js";
 import { instrumentBottleneck, isBottleneck, type BottleneckOptions } from "./adapters/bottleneck.js";
@@ -16,6 +18,7 @@ import { instrumentPiscina, isPiscina } from "./adapters/piscina.js";
 
 export const SUPPORTED_TARGETS =
   "a node-postgres Pool (pg 8.x), a generic-pool 3.x Pool, a p-limit 7.x limit, a p-queue 9.x queue, an async-mutex Semaphore, a redis-semaphore 5.x Semaphore" +
+  ", a tarn 3.x Pool or a knex instance (its tarn pool), a mysql2 3.x Pool (callback or promise)" +
   ", an undici 7.x Pool or Agent, a bottleneck 2.x limiter, a piscina 5.x pool";
 
 /** p-limit's limit function: its handle also carries `limit`, the timed drop-in. */
@@ -31,6 +34,8 @@ export function instrument(target: object, options: RedisSemaphoreOptions): Inst
   if (isRedisSemaphore(target)) return instrumentRedisSemaphore(target, options);
   if (isPLimit(target)) return instrumentPLimit(target, options);
   if (isPgPool(target)) return instrumentPgPool(target, options);
+  if (isMysql2Pool(target) || isMysql2PromisePool(target)) return instrumentMysql2(target, options);
+  if (isTarnPool(target) || isKnex(target)) return instrumentTarn(target, options);
   if (isGenericPool(target)) return instrumentGenericPool(target, options);
   if (isPQueue(target)) return instrumentPQueue(target, options);
   if (isAsyncMutexSemaphore(target)) return instrumentAsyncMutex(target, options);

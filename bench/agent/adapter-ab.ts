@@ -85,14 +85,21 @@ function inChild(name: string, flags: readonly string[]): PairResult {
 
 async function main(): Promise<void> {
   const byName = new Map(CONTENDERS.map((c) => [c.name, c] as const));
-  // Rows that need a server (redis-semaphore) are left to run.ts: a network round trip per call.
-  const pairs = CONTENDERS.filter((c) => c.name.endsWith("+instrument") && c.baseline !== undefined && c.needs === undefined && (only === undefined || only.includes(c.name)));
+  // Rows that need a server are left to run.ts (redis-semaphore: a network round trip per call),
+  // unless their calls stay in process once warm (mysql2): the child starts that server.
+  const pairs = CONTENDERS.filter((c) => c.name.endsWith("+instrument") && c.baseline !== undefined && (c.needs === undefined || c.callsStayInProcess === true) && (only === undefined || only.includes(c.name)));
   const out: Record<string, PairResult> = {};
   for (const inst of pairs) {
     const bare = byName.get(inst.baseline!);
     if (bare === undefined) throw new Error(`${inst.name}: no baseline row ${inst.baseline}`);
     if (process.env.BENCH_AB_CHILD === "1") {
-      out[inst.name] = await abPair(bare, inst);
+      const why = await inst.needs?.start();
+      if (why !== undefined) throw new Error(`${inst.name}: ${why}`);
+      try {
+        out[inst.name] = await abPair(bare, inst);
+      } finally {
+        await inst.needs?.stop();
+      }
       continue;
     }
     for (const [key, flags] of [[inst.name, []], [`${inst.name} no-pretenuring`, ["--no-allocation-site-pretenuring"]]] as const) {

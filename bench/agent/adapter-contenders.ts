@@ -11,6 +11,7 @@ import { createPool } from "generic-pool";
 import pLimit from "p-limit";
 import PQueue from "p-queue";
 import pg from "pg";
+import { Pool as TarnPool } from "tarn";
 import { instrument, type InstrumentHandle } from "../../agent/src/index.js";
 import type { BenchResource, Contender, Limiter } from "./contenders.js";
 
@@ -84,6 +85,22 @@ export const ADAPTER_CONTENDERS: readonly Contender[] = [
         untrackOnClose(h)();
         await pool.drain();
         await pool.clear();
+      },
+    );
+  }),
+  ...pair("tarn", "tarn 3.1 (knex's pool) over in-memory resources: acquire().promise then release()", (permits, on) => {
+    const pool = new TarnPool<object>({ create: () => Promise.resolve({}), destroy: noop, min: 0, max: permits });
+    const h = on ? instrument(pool, { name: uniqueName("tarn") }) : undefined;
+    return cycleOnly(
+      async (n) => {
+        for (let i = 0; i < n; i++) {
+          const r = await pool.acquire().promise;
+          pool.release(r);
+        }
+      },
+      async () => {
+        untrackOnClose(h)();
+        await pool.destroy();
       },
     );
   }),

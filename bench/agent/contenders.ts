@@ -18,6 +18,7 @@ import { Semaphore as MutexSemaphore } from "async-mutex";
 import pLimit from "p-limit";
 import { FloorSemaphore } from "./floor.js";
 import { ADAPTER_CONTENDERS } from "./adapter-contenders.js";
+import { MARIADB_CONTENDERS } from "./mariadb-contenders.js";
 import { REDIS_CONTENDERS } from "./redis-contenders.js";
 import { POOL_CONTENDERS } from "./pool-contenders.js";
 import { Semaphore, type Permit, type SemaphoreOptions } from "../../agent/src/index.js";
@@ -53,6 +54,8 @@ export interface Contender {
    * whose one call lasts a millisecond of wall time (bottleneck yields to a timer per job).
    */
   readonly abCycles?: number;
+  /** With `needs`: once warm, a cycle makes no round trip to that server (mysql2's open connections), so adapter-ab.ts times it too. */
+  readonly callsStayInProcess?: boolean;
   make(permits: number): Limiter;
 }
 
@@ -281,7 +284,8 @@ export const CONTENDERS: readonly Contender[] = [
   // Issue 5: each adapter's library alone and under instrument() (uncontended_ns only).
   ...ADAPTER_CONTENDERS,
   ...REDIS_CONTENDERS,
-  // Issue 30: undici, bottleneck, piscina alone and under instrument().
+  // Issue 30: the new pools alone and under instrument().
+  ...MARIADB_CONTENDERS,
   ...POOL_CONTENDERS,
 ];
 

@@ -5,6 +5,7 @@
 // redis.ts, so that a benchmark may start one too (benchmarks do not import from test/).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { awaitServer } from "./await-server.js";
 import { freePort } from "./free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,22 +133,6 @@ export async function startPostgres(): Promise<PostgresServer> {
     rmSync(dir, { recursive: true, force: true });
   };
 
-  const end = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (spawnError !== undefined) {
-      await stop();
-      throw (spawnError as NodeJS.ErrnoException).code === "ENOENT" ? new Error(NOT_INSTALLED) : spawnError;
-    }
-    if (child.exitCode !== null || child.signalCode !== null) {
-      await stop();
-      throw new Error(`postgres exited (${child.exitCode ?? child.signalCode}) on port ${port}: ${out}`);
-    }
-    if (isReady(port, dir)) break;
-    if (Date.now() > end) {
-      await stop();
-      throw new Error(`postgres did not accept connections on port ${port} within ${START_TIMEOUT_MS} ms: ${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await awaitServer({ what: "postgres", child, port, timeoutMs: START_TIMEOUT_MS, pollMs: 100, notInstalled: NOT_INSTALLED, ready: () => isReady(port, dir), spawnError: () => spawnError, output: () => out, stop });
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, stop };
 }

@@ -95,6 +95,11 @@ export interface Capabilities {
    * as before and give the real timer time to run before looking; ages still read the faked clock.
    */
   realTimerLeakWatch?: boolean;
+  /**
+   * Promise reactions the target needs to answer an acquire or a release, when more than the 8
+   * flush() lets run by default (tarn: a grant goes through ~17 chained promises).
+   */
+  reactionDepth?: number;
 }
 
 /** Everything the suite can check: what our own Semaphore offers, flight recorder on or off. */
@@ -118,7 +123,7 @@ export const EVERY_CAPABILITY: Capabilities = {
   sample: true,
 };
 
-export type CapabilityName = Exclude<keyof Capabilities, "queueModes" | "asyncRelease">;
+export type CapabilityName = Exclude<keyof Capabilities, "queueModes" | "asyncRelease" | "reactionDepth">;
 
 /** Why a target lacks a capability, shown in the skipped case's name. */
 export type CapabilityReasons = Partial<Record<CapabilityName | QueueMode, string>>;
@@ -165,9 +170,13 @@ const REAL_SET_TIMEOUT = globalThis.setTimeout;
 /** Waits in real time, whatever timers a case has faked. */
 const realSleep = (ms: number): Promise<void> => new Promise((r) => REAL_SET_TIMEOUT(r, ms));
 
+const DEFAULT_REACTION_DEPTH = 8;
+/** How many promise reactions flush() lets run: a suite's `reactionDepth` while its cases run. */
+let reactionDepth = DEFAULT_REACTION_DEPTH;
+
 /** Let promise reactions run (no timers move). */
 export async function flush(): Promise<void> {
-  for (let i = 0; i < 8; i++) await Promise.resolve();
+  for (let i = 0; i < reactionDepth; i++) await Promise.resolve();
 }
 
 /** Calls fn and requires that it does not throw synchronously; returns its promise, watched. */
@@ -234,6 +243,7 @@ export function semaphoreSemantics(
     let seq = 0;
 
     beforeEach(() => {
+      reactionDepth = caps.reactionDepth ?? DEFAULT_REACTION_DEPTH;
       vi.useFakeTimers(FAKE_TIMERS);
       events = [];
       unsubscribe = onEvent((e) => events.push(e));
@@ -252,6 +262,7 @@ export function semaphoreSemantics(
       } finally {
         for (const s of live) await s.close?.();
         unsubscribe?.();
+        reactionDepth = DEFAULT_REACTION_DEPTH;
         vi.clearAllTimers();
         vi.useRealTimers();
       }

@@ -8,7 +8,7 @@ import type { Sample, SemaphoreInfo, WireQueueMode } from "../../../shared/proto
 import { DEFAULT_FLIGHT_CAPACITY, flightRecorderOption, FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "../flight-recorder.js";
 import { type SemaphoreCounters, takeIntervalCounts, zeroCounters } from "../counters.js";
 import { checkDuration, checkName, checkPositiveInt } from "../options.js";
-import { captureStack, formatStack } from "../permit.js";
+import { captureStack, formatStack, type StackCapture } from "../permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "../registry.js";
 import { SemscopeAdapterError } from "./adapter-error.js";
 import { Call, CallList, type Hold, type Wait } from "./call-list.js";
@@ -52,6 +52,8 @@ export interface AdapterSnapshot {
   available: number;
   waiters: number;
   oldestWaitMs: number;
+  /** Connections being opened for waiters, counted in neither inUse nor waiters (tarn's pending creates); absent where the pool does not tell. */
+  opening?: number;
   /** Holders acquired through the adapter since instrument(), oldest first. */
   holders: AdapterHolder[];
 }
@@ -78,6 +80,8 @@ export interface Gauges {
   cap: number;
   inUse: number;
   waiters: number;
+  /** See AdapterSnapshot.opening. */
+  opening?: number;
 }
 
 export type { Hold, Wait } from "./call-list.js";
@@ -203,12 +207,15 @@ export class AdapterCore implements InstrumentHandle {
 
   // ---- what the wrappers call ----
 
-  /** An acquire call begins; `skip` is the wrapper, so the stack starts at the caller's line. */
-  startWait(skip: (...args: never[]) => unknown): Wait {
+  /**
+   * An acquire call begins; `skip` is the wrapper, so the stack starts at the caller's line.
+   * `stack`: one taken earlier, where the caller's line was still on the stack (knex's transactions).
+   */
+  startWait(skip: (...args: never[]) => unknown, stack?: StackCapture): Wait {
     const mask = this.sampleMask;
     const timed = this.exact || (++this.calls & mask) === 0;
     const at = timed ? (this.lastNow = performance.now()) : this.lastNow;
-    const c = new Call(at, this.stacks ? captureStack(skip) : undefined, timed ? mask + 1 : 0);
+    const c = new Call(at, this.stacks ? (stack ?? captureStack(skip)) : undefined, timed ? mask + 1 : 0);
     if (this.active) {
       this.waits.push(c);
       this.flightRecorder?._push(OP_REQUEST, at, 0, 1, at, undefined);
@@ -406,7 +413,17 @@ export class AdapterCore implements InstrumentHandle {
       const stack = formatStack(h.stack);
       holders.push({ holderId: this.holderId(h), weight: h.weight, heldMs: now - h.grantedAt, ...(stack !== undefined ? { stack } : {}) });
     }
-    return { name: this.name, kind: this.kind, cap: g.cap, inUse: g.inUse, available: g.cap - g.inUse, waiters: g.waiters, oldestWaitMs: this.oldestWaitMs(now, g.waiters), holders };
+    return {
+      name: this.name,
+      kind: this.kind,
+      cap: g.cap,
+      inUse: g.inUse,
+      available: g.cap - g.inUse,
+      waiters: g.waiters,
+      oldestWaitMs: this.oldestWaitMs(now, g.waiters),
+      ...(g.opening !== undefined ? { opening: g.opening } : {}),
+      holders,
+    };
   }
 
   counters(): Readonly<AdapterCounters> {

@@ -3,19 +3,14 @@
 // destroy() (both end a loan) to time holds. A release or destroy of a resource the adapter saw
 // lent and already returned is a double release: counted, and the pool's own rejection
 // ("Resource not currently part of this pool") is returned unchanged.
-import { AdapterCore, checkInstrumentOptions, claimTarget, type Failure, type Hold, type InstrumentHandle, type InstrumentOptions, patchMethod, releaseTarget, sameShape } from "./adapter-core.js";
+import { AdapterCore, checkInstrumentOptions, claimTarget, type Failure, type InstrumentHandle, type InstrumentOptions, patchMethod, releaseTarget, sameShape } from "./adapter-core.js";
 import { requirePatchable, requireShape } from "./adapter-error.js";
+import { Loans } from "./loans.js";
 
 const PKG = "generic-pool";
 const UNDERSTANDS = "generic-pool 3.x Pool";
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
-
-/** What the adapter knows of one resource: its loan now (through the adapter), and the last one returned (to tell a second return). */
-interface Lent {
-  hold: Hold | undefined;
-  last: Hold | undefined;
-}
 
 interface GenericPoolLike {
   acquire: Method;
@@ -42,21 +37,6 @@ export function instrumentGenericPool(target: object, options: InstrumentOptions
   const config = (target as { _config?: { acquireTimeoutMillis?: number; maxWaitingClients?: number; priorityRange?: number } })._config;
 
   const own = { acquire: pool.acquire, release: pool.release, destroy: pool.destroy };
-  // Per resource object, made once and then updated in place: an entry added and deleted per loan
-  // would churn the table and get promoted out of the young generation.
-  const lent = new WeakMap<object, Lent>();
-  /** Loans of resources that are not objects (no WeakMap key), removed when they end. */
-  const lentPrimitive = new Map<unknown, Lent>();
-  const stateOf = (resource: unknown, make: boolean): Lent | undefined => {
-    const isObject = resource !== null && (typeof resource === "object" || typeof resource === "function");
-    let st = isObject ? lent.get(resource as object) : lentPrimitive.get(resource);
-    if (st === undefined && make) {
-      st = { hold: undefined, last: undefined };
-      if (isObject) lent.set(resource as object, st);
-      else lentPrimitive.set(resource, st);
-    }
-    return st;
-  };
   const undo: (() => void)[] = [];
 
   const core = new AdapterCore(o, {
@@ -69,41 +49,22 @@ export function instrumentGenericPool(target: object, options: InstrumentOptions
     gauges: () => ({ cap: pool.max, inUse: pool.borrowed, waiters: pool.pending }),
     restore: () => {
       for (const u of undo) u();
-      lentPrimitive.clear();
+      loans.clear();
       releaseTarget(target);
     },
   });
+  const loans = new Loans(core);
 
   const acquire = sameShape(function acquire(this: unknown, ...args: unknown[]): unknown {
     if (!core.tracking || this !== pool) return own.acquire.apply(this, args);
     const w = core.startWait(acquire);
-    const p = own.acquire.apply(this, args) as Promise<unknown>;
-    return p.then(
-      (resource) => {
-        stateOf(resource, true)!.hold = core.granted(w);
-        return resource;
-      },
-      (err: unknown) => {
-        core.failed(w, failureOf(err));
-        throw err;
-      },
-    );
+    return loans.follow(own.acquire.apply(this, args) as Promise<unknown>, w, failureOf);
   }, own.acquire);
 
   const endLoan = (method: "release" | "destroy") => {
     const wrapper = sameShape(function (this: unknown, ...args: unknown[]): unknown {
       if (!core.tracking || this !== pool) return own[method].apply(this, args);
-      const resource = args[0];
-      const st = stateOf(resource, false);
-      const h = st?.hold;
-      if (st !== undefined && h !== undefined && pool.isBorrowedResource(resource)) {
-        st.hold = undefined;
-        core.released(h, wrapper);
-        if (lentPrimitive.get(resource) === st) lentPrimitive.delete(resource);
-        else st.last = h;
-      } else if (st?.last !== undefined && !pool.isBorrowedResource(resource)) {
-        core.doubleRelease(st.last, wrapper);
-      }
+      loans.returned(args[0], pool.isBorrowedResource(args[0]), wrapper);
       return own[method].apply(this, args);
     }, own[method]);
     return wrapper;

@@ -2,7 +2,7 @@
 // A capability set to false is a semantic the library itself lacks (the reason shows in the
 // skipped case's name); the adapter adds none, since it must not change the target's behaviour.
 import { semaphoreSemantics, type Capabilities } from "../semantic-suite.js";
-import { asyncMutexSubject, genericPoolSubject, pgPoolSubject, pLimitSubject, pQueueSubject } from "./subjects.js";
+import { asyncMutexSubject, genericPoolSubject, pgPoolSubject, pLimitSubject, pQueueSubject, tarnSubject } from "./subjects.js";
 
 const BASE: Capabilities = {
   queueModes: ["fifo"],
@@ -76,4 +76,18 @@ semaphoreSemantics(
   pgPoolSubject,
   { ...BASE, use: false, doubleReleaseDetection: true },
   { ...COMMON, weights: "no weights", abort: "no abort signal", resize: "no resize", use: "pool.query() runs SQL, not a callback", timeouts: "connectionTimeoutMillis is pool-wide, not per acquire" },
+);
+semaphoreSemantics(
+  "tarn",
+  tarnSubject,
+  { ...BASE, use: false, reactionDepth: 32 },
+  {
+    ...COMMON,
+    weights: "no weights",
+    abort: "no abort signal",
+    resize: "no resize",
+    use: "no use(); knex runs queries, not callbacks",
+    timeouts: "acquireTimeoutMillis is pool-wide, not per acquire",
+    doubleReleaseDetection: "tarn identifies a loan by the resource, so a late second release of a re-lent resource returns the new borrower's loan (detection of the plain case is tested in tarn.test.ts)",
+  },
 );

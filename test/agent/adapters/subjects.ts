@@ -8,6 +8,7 @@ import pLimit from "p-limit";
 import { EventEmitter } from "node:events";
 import PQueue from "p-queue";
 import pg from "pg";
+import { Pool as TarnPool } from "tarn";
 import { instrument, type InstrumentHandle } from "../../../agent/src/index.js";
 import type { SubjectAcquireOptions, SubjectFactory, SubjectPermit, SubjectUnderTest } from "../semantic-suite.js";
 
@@ -145,5 +146,19 @@ export const pgPoolSubject: SubjectFactory = (o) => {
           },
         };
       }),
+  };
+};
+
+export const tarnSubject: SubjectFactory = (o) => {
+  let n = 0;
+  const pool = new TarnPool<{ n: number }>({ create: () => Promise.resolve({ n: ++n }), destroy: noop, min: 0, max: o.permits });
+  const h = instrument(pool, { name: o.name, ...(o.leakThresholdMs !== undefined ? { leakThresholdMs: o.leakThresholdMs } : {}) });
+  return {
+    ...common(h),
+    acquire: () =>
+      pool.acquire().promise.then((r) => ({
+        // tarn answers false to a second release (the adapter counts it): nothing to swallow.
+        release: () => void pool.release(r),
+      })),
   };
 };
