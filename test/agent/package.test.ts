@@ -140,5 +140,5 @@ export const inUse: number = db.snapshot().inUse;
     expect(r.status).toBe(0);
     // With prom-client installed, agent.registry is prom-client's and renders what prometheus() does.
     expect(execFileSync(process.execPath, ["-e", `const a = require("semscope-agent").connect({ service: "p", url: "http://127.0.0.1:9" }); a.registry.metrics().then((m) => { console.log(m === a.prometheus()); return a.close(); });`], { cwd: dir, encoding: "utf8" })).toBe("true\n");
-  });
+  }, 150_000); // an npm install and a strict tsc of the bundled types: tens of seconds on a loaded machine
 });
