@@ -12,7 +12,7 @@ export interface GradientConfig {
   tolerance?: number;
   /** Weight of each update's proposal against the current limit (default 0.2). */
   smoothing?: number;
-  /** Updates the long RTT averages over (default 100, ~10 s of 100 ms windows): a latency held that long becomes the new baseline. */
+  /** Updates the long RTT averages over (default 600, about a minute of 100 ms windows): a latency held that long becomes the new baseline. */
   longWindow?: number;
   /** Permits added per update when latency is flat (default: 4, fewer below a limit of 16). */
   queueAllowance?: (limit: number) => number;
@@ -48,7 +48,7 @@ export class GradientLimit {
     this.max = cfg.max;
     this.tolerance = cfg.tolerance ?? 1.5;
     this.smoothing = cfg.smoothing ?? 0.2;
-    this.longFactor = 2 / ((cfg.longWindow ?? 100) + 1);
+    this.longFactor = 2 / ((cfg.longWindow ?? 600) + 1);
     this.allowance = cfg.queueAllowance ?? defaultAllowance;
     this.estimate = clamp(cfg.initial, cfg.min, cfg.max);
   }
