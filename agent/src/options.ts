@@ -1,6 +1,7 @@
 // Argument checks: every bad input is refused at once with a message that names it.
 import type { QueueMode } from "../../shared/protocol/types.js";
 import type { ShareCoordinator } from "./share/share-options.js";
+import type { AdaptivePermitsOption } from "./adaptive/adaptive-options.js";
 
 export const QUEUE_MODES: readonly QueueMode[] = ["fifo", "lifo", "priority", "adaptive"];
 
@@ -38,6 +39,19 @@ export interface SharedSemaphoreOptions extends Omit<SemaphoreOptions, "permits"
   coordinator: ShareCoordinator;
   /** The cap until the first share is known (default 1; at most the budget). */
   permits?: number;
+}
+
+/**
+ * A semaphore whose cap follows the downstream's measured latency within [min, max]
+ * (docs/adaptive-limit.md). With share: "replicas" too, the share is the ceiling.
+ */
+export interface AdaptiveSemaphoreOptions extends Omit<SemaphoreOptions, "permits"> {
+  permits: AdaptivePermitsOption;
+}
+
+/** A shared budget whose replica's cap also follows latency under its share. */
+export interface AdaptiveSharedSemaphoreOptions extends Omit<SharedSemaphoreOptions, "permits"> {
+  permits: AdaptivePermitsOption;
 }
 
 export interface AcquireOptions {

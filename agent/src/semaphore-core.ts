@@ -36,6 +36,11 @@ function captureSettle(resolve: Waiter["settle"]): void {
 
 export type { SemaphoreCounters };
 
+/** Where timed holds go for an adaptive cap (adaptive/adaptive-cap.ts). */
+export interface LatencyWindow {
+  sample(holdMs: number, inFlight: number, now: number): void;
+}
+
 export abstract class SemaphoreCore implements PermitOwner {
   abstract readonly name: string;
   abstract readonly id: string;
@@ -69,6 +74,8 @@ export abstract class SemaphoreCore implements PermitOwner {
   private lastNow = 0;
   /** The ring of recent operations, made by the first one (ring()); null until then and when off. */
   protected flight: FlightRecorder | null = null;
+  /** An adaptive cap's latency window, fed the hold times release already measures. */
+  protected latencyWindow: LatencyWindow | null = null;
   /** Its capacity; 0: the recorder is off. */
   private readonly flightCapacity: number;
 
@@ -139,6 +146,8 @@ export abstract class SemaphoreCore implements PermitOwner {
     if (f !== null) f._push(OP_RELEASE, now === now ? now : this.lastNow, p._seq, p.weight, p._grantedAt, undefined);
     if (p._leakReported) this.leakResolved(p, "released");
     if (this.queue.size !== 0) this.dispatch(now === now ? now : (this.lastNow = performance.now()));
+    // Last, so a cap it changes acts on a settled count; only timed holds feed it (no extra clock read).
+    if (this.latencyWindow !== null && now === now) this.latencyWindow.sample(now - p._grantedAt, this.used + p.weight, now);
   }
 
   /** Queue a waiter; returns the promise acquire() hands back. */

@@ -1,6 +1,6 @@
 // The instrumented counting semaphore (docs/agent-api.md): the public API, argument checks,
 // and reading the state. The hot path lives in semaphore-core.ts.
-import type { QueueMode, Sample, SemaphoreInfo } from "../../shared/protocol/types.js";
+import type { QueueMode, Sample, SampleLimit, SemaphoreInfo } from "../../shared/protocol/types.js";
 import { abortReason, SemaphoreClosedError, SemaphoreRejectedError, SemaphoreTimeoutError } from "./errors.js";
 import {
   type AcquireOptions,
@@ -11,9 +11,13 @@ import {
   checkPriority,
   checkQueue,
   DEFAULT_ADAPTIVE_TARGET_MS,
+  type AdaptiveSemaphoreOptions,
+  type AdaptiveSharedSemaphoreOptions,
   type SemaphoreOptions,
   type SharedSemaphoreOptions,
 } from "./options.js";
+import { AdaptiveCap } from "./adaptive/adaptive-cap.js";
+import { checkAdaptive, type CheckedAdaptive } from "./adaptive/adaptive-options.js";
 import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIMEOUT } from "./flight-recorder.js";
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
@@ -59,10 +63,12 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   private waiterSeq = 0;
   /** With share: "replicas": what keeps the cap at this replica's share of the budget. */
   private readonly replicaShare: ReplicaShare | undefined;
+  /** With permits: { adaptive }: what moves the cap with measured latency. */
+  private readonly adaptive: AdaptiveCap | undefined;
   /** The totals, cap and permits in use at the previous sample (made by the first one: a semaphore nobody samples never needs it). */
   private lastSampled: (SemaphoreCounters & { cap: number; used: number }) | undefined;
 
-  constructor(options: SemaphoreOptions | SharedSemaphoreOptions) {
+  constructor(options: SemaphoreOptions | SharedSemaphoreOptions | AdaptiveSemaphoreOptions | AdaptiveSharedSemaphoreOptions) {
     const o = normalize(options);
     super(o.permits, createQueue(o.queue, o.adaptiveTargetMs), o.leaseTimeoutMs, o.leakThresholdMs, o.flightCapacity);
     this.name = o.name;
@@ -74,13 +80,23 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     this.budget = o.budget;
     this.stacks = o.leakThresholdMs !== undefined;
     register(this);
+    const setCap = (n: number): void => {
+      if (!this.closed && n !== this.cap) this.resize(n);
+    };
+    if (o.adaptive !== undefined) {
+      const adaptive = new AdaptiveCap(o.adaptive, { setCap });
+      this.adaptive = adaptive;
+      this.latencyWindow = adaptive;
+      // Under a replica budget the share is the ceiling the limit moves beneath.
+      if (o.share !== undefined) adaptive.setCeiling(o.permits);
+    }
     if (o.share !== undefined) {
-      this.replicaShare = new ReplicaShare(o.share, o.budget as number, {
-        cap: () => this.cap,
-        setCap: (n) => {
-          if (!this.closed) this.resize(n);
-        },
-      });
+      const adaptive = this.adaptive;
+      this.replicaShare = new ReplicaShare(
+        o.share,
+        o.budget as number,
+        adaptive === undefined ? { cap: () => this.cap, setCap } : { cap: () => adaptive.ceiling, setCap: (n) => adaptive.setCeiling(n) },
+      );
       this.replicaShare.start();
     }
   }
@@ -255,6 +271,11 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     };
   }
 
+  /** With permits: { adaptive }: the bounds and the last change of the limit, with its reason; else undefined. */
+  get adaptiveLimit(): Readonly<SampleLimit> | undefined {
+    return this.adaptive?.lastChange;
+  }
+
   sample(nowEpochMs: number): Sample {
     const now = performance.now();
     const head = this.holders.head;
@@ -275,6 +296,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
     };
     if (this.replicaShare !== undefined) s.share = this.replicaShare.state();
+    if (this.adaptive !== undefined) s.limit = this.adaptive.lastChange;
     // A histogram that saw nothing this interval is let go; the next value makes a new one.
     if (waitHist !== null) {
       if (waitHist.count === 0) this.waitHist = null;
@@ -301,8 +323,8 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   /** Nothing to report since the previous sample(): see Tracked.unchangedSinceSample. */
   unchangedSinceSample(): boolean {
     const last = this.lastSampled;
-    // A shared budget's share is sent every interval: the hub's fill-in for a skipped sample has none.
-    if (last === undefined || this.replicaShare !== undefined || this.queue.size !== 0 || last.cap !== this.cap || last.used !== this.used) return false;
+    // A shared budget's share and an adaptive limit are sent every interval: the hub's fill-in for a skipped sample has neither.
+    if (last === undefined || this.replicaShare !== undefined || this.adaptive !== undefined || this.queue.size !== 0 || last.cap !== this.cap || last.used !== this.used) return false;
     const t = this.total;
     if (
       t.acquired !== last.acquired || t.released !== last.released || t.timeouts !== last.timeouts || t.rejections !== last.rejections ||
@@ -366,21 +388,28 @@ interface Normalized {
   detectOrderInversions: boolean;
   budget: number | undefined;
   share: ShareConfig | undefined;
+  adaptive: CheckedAdaptive | undefined;
   /** 0: off. */
   flightCapacity: number;
 }
 
 /** Every option checked before anything is built: a bad one throws a TypeError or RangeError naming it. */
-function normalize(options: SemaphoreOptions | SharedSemaphoreOptions): Normalized {
+function normalize(options: SemaphoreOptions | SharedSemaphoreOptions | AdaptiveSemaphoreOptions | AdaptiveSharedSemaphoreOptions): Normalized {
   if (options === null || typeof options !== "object") throw new TypeError("Semaphore: options object required ({ name, permits })");
   const name = checkName(options.name);
   const budget = options.budget === undefined ? undefined : checkPositiveInt("budget", options.budget);
   const { share: shareMode, coordinator } = options as Partial<SharedSemaphoreOptions>;
   const share = checkShareOptions(name, shareMode, coordinator, budget);
+  const adaptive = checkAdaptive(name, options.permits);
   const o: Normalized = {
     name,
     // A shared budget starts small: a new replica's share is not known until the others have shrunk.
-    permits: share !== undefined && options.permits === undefined ? 1 : checkPositiveInt(`Semaphore "${name}": permits`, options.permits),
+    permits:
+      share !== undefined && (options.permits === undefined || adaptive !== undefined)
+        ? 1
+        : adaptive !== undefined
+          ? adaptive.initial
+          : checkPositiveInt(`Semaphore "${name}": permits`, options.permits),
     queue: checkQueue(options.queue),
     maxWaiters: checkMaxWaiters(options.maxWaiters),
     acquireTimeoutMs: checkDuration("acquireTimeoutMs", options.acquireTimeoutMs),
@@ -390,6 +419,7 @@ function normalize(options: SemaphoreOptions | SharedSemaphoreOptions): Normaliz
     detectOrderInversions: options.detectOrderInversions === true,
     budget,
     share,
+    adaptive,
     flightCapacity: flightRecorderOption(options.flightRecorder),
   };
   if (options.detectOrderInversions !== undefined && typeof options.detectOrderInversions !== "boolean") {

@@ -9,7 +9,7 @@
 // differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
 import { sampleSchema, summarySchema } from "./schemas.js";
-import { LIMITS, type Sample, type SampleGlobal, type SampleShare, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
+import { LIMITS, type Sample, type SampleGlobal, type SampleLimit, type SampleShare, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
 
 type Obj = Record<string, unknown>;
 
@@ -75,8 +75,8 @@ function exactKeys(v: Obj, keys: readonly string[]): boolean {
 let summaryKeys: readonly string[] | undefined;
 let sampleKeys: readonly string[] | undefined;
 const SUMMARY_KEYS = (): readonly string[] => (summaryKeys ??= Object.keys(summarySchema.shape));
-// `global` and `share` are optional and come last: a sample that has one is copied (sampleGlobal(), sampleShare()).
-const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => k !== "global" && k !== "share"));
+// `global`, `share` and `limit` are optional and come last: a sample that has one is copied (sampleGlobal(), sampleShare(), sampleLimit()).
+const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => k !== "global" && k !== "share" && k !== "limit"));
 
 function summary(v: unknown): Summary | undefined {
   if (!plain(v)) return FAIL;
@@ -110,6 +110,30 @@ function sampleShare(v: unknown): SampleShare | undefined {
   return { budget, replicas, target, reachable };
 }
 
+// The figures behind an adaptive cap's change: each optional, in schema order.
+const LIMIT_FIGURES: readonly [keyof SampleLimit, (v: unknown) => v is number][] = [
+  ["from", count],
+  ["shortMs", amount],
+  ["longMs", amount],
+  ["inFlight", count],
+];
+
+function sampleLimit(v: unknown): SampleLimit | undefined {
+  if (!plain(v)) return FAIL;
+  const { min, max, limit, t, reason } = v;
+  if (!count(min) || !count(max) || !count(limit) || !amount(t) || !wireString(reason)) return FAIL;
+  const out: SampleLimit = { min, max, limit, t, reason };
+  for (const [key, valid] of LIMIT_FIGURES) {
+    const x = v[key];
+    // An own key set to undefined is left to zod, as for `dropped`.
+    if (x === undefined) {
+      if (key in v) return FAIL;
+    } else if (valid(x)) (out as unknown as Record<string, number>)[key] = x;
+    else return FAIL;
+  }
+  return out;
+}
+
 /** One sample, as sampleSchema would return it, or undefined. */
 export function fastSample(v: unknown): Sample | undefined {
   if (!plain(v)) return FAIL;
@@ -135,10 +159,18 @@ export function fastSample(v: unknown): Sample | undefined {
     out.global = global;
   }
   // Optional (a budget shared across replicas), the same way.
-  if (v.share === undefined) return "share" in v ? FAIL : out;
-  const share = sampleShare(v.share);
-  if (share === undefined) return FAIL;
-  out.share = share;
+  if (v.share === undefined) {
+    if ("share" in v) return FAIL;
+  } else {
+    const share = sampleShare(v.share);
+    if (share === undefined) return FAIL;
+    out.share = share;
+  }
+  // Optional (an adaptive cap), the same way.
+  if (v.limit === undefined) return "limit" in v ? FAIL : out;
+  const limit = sampleLimit(v.limit);
+  if (limit === undefined) return FAIL;
+  out.limit = limit;
   return out;
 }
 

@@ -9,7 +9,7 @@
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
 import { quietSample } from "./sample-activity.js";
 import { HOLD_AT, PAIRS_AT, readSampleNumbers, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
-import type { Sample, SampleGlobal, SampleShare, SparseHist, Summary } from "./types.js";
+import type { Sample, SampleGlobal, SampleLimit, SampleShare, SparseHist, Summary } from "./types.js";
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
 const INITIAL_PAIRS = 8;
@@ -40,6 +40,8 @@ export class LatestSample {
   private global: SampleGlobal | undefined = undefined;
   /** Kept as is: only semaphores sharing a budget send it, and it is four fields. */
   private share: SampleShare | undefined = undefined;
+  /** Kept as is: only adaptive caps send it; it holds the limit's last change and its reason. */
+  private limit: SampleLimit | undefined = undefined;
   private held = false;
   /** The Sample last built by get(), until the next set(). */
   private built: Sample | null = null;
@@ -74,6 +76,7 @@ export class LatestSample {
     writeSampleNumbers(this.values, 0, s, PAIRS_AT, PAIRS_AT + 2 * this.pairs);
     this.global = s.global;
     this.share = s.share;
+    this.limit = s.limit;
     this.held = true;
     this.built = null;
   }
@@ -82,6 +85,7 @@ export class LatestSample {
     this.held = false;
     this.global = undefined;
     this.share = undefined;
+    this.limit = undefined;
     this.built = null;
   }
 
@@ -112,6 +116,7 @@ export class LatestSample {
     out.holdMs = readSummary(v, HOLD_AT, PAIRS_AT + 2 * this.pairs);
     if (this.global !== undefined) out.global = this.global;
     if (this.share !== undefined) out.share = this.share;
+    if (this.limit !== undefined) out.limit = this.limit;
     this.built = out;
     return out;
   }

@@ -18,6 +18,7 @@ import {
   type Register,
   type Sample,
   type SampleGlobal,
+  type SampleLimit,
   type SampleShare,
   type SamplesBatch,
   type SemaphoreInfo,
@@ -246,6 +247,18 @@ export const sampleShareSchema = z.object({
   reachable: z.boolean({ error: orRequired("must be a boolean") }),
 }) satisfies z.ZodType<SampleShare>;
 
+export const sampleLimitSchema = z.object({
+  min: count(),
+  max: count(),
+  limit: count(),
+  t: amount(),
+  reason: wireString(),
+  from: count().optional(),
+  shortMs: amount().optional(),
+  longMs: amount().optional(),
+  inFlight: count().optional(),
+}) satisfies z.ZodType<SampleLimit>;
+
 export const sampleSchema = z.object({
   id: wireString(),
   cap: amount(),
@@ -266,6 +279,7 @@ export const sampleSchema = z.object({
   longestHoldMs: amount(),
   global: sampleGlobalSchema.optional(),
   share: sampleShareSchema.optional(),
+  limit: sampleLimitSchema.optional(),
 }) satisfies z.ZodType<Sample>;
 
 export const samplesBatchSchema = z.object({

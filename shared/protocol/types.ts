@@ -105,6 +105,29 @@ export interface Sample {
   global?: SampleGlobal;
   /** Optional (added in v1, older agents omit it): this replica's share of a budget split across live replicas. */
   share?: SampleShare;
+  /** Optional (added in v1, older agents and older hubs ignore it): an adaptive cap's bounds and its last change, with the reason. */
+  limit?: SampleLimit;
+}
+
+/**
+ * A semaphore made with `permits: { adaptive }`: the bounds its cap moves within, and the last
+ * change of its limit with why (docs/protocol.md). Carried on the sample, not as an event, so a
+ * hub that predates it drops the field and keeps the sample.
+ */
+export interface SampleLimit {
+  min: number;
+  max: number;
+  /** The adaptive limit after the last change (the cap, unless a replica budget's share is lower). */
+  limit: number;
+  /** When the last change was made (epoch ms; creation time before the first). */
+  t: number;
+  /** One line: "latency rose from 12 ms to 30 ms at in-flight 8". */
+  reason: string;
+  /** The figures behind the last change (absent before the first). */
+  from?: number;
+  shortMs?: number;
+  longMs?: number;
+  inFlight?: number;
 }
 
 /**

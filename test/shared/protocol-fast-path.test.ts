@@ -33,11 +33,16 @@ const holderList = fc.oneof(fc.array(str, { maxLength: 4 }), fc.constantFrom(Arr
 const global = fc.record({ inUse: amount, holders: holderList, own: holderList });
 // The optional `share` block of a semaphore sharing a budget across replicas.
 const share = fc.record({ budget: count, replicas: count, target: count, reachable: fc.boolean() });
+// The optional `limit` block of an adaptive cap; its figures are there after a first change.
+const limit = fc.record(
+  { min: count, max: count, limit: count, t: amount, reason: str, from: count, shortMs: amount, longMs: amount, inFlight: count },
+  { requiredKeys: ["min", "max", "limit", "t", "reason"] },
+);
 const sample = fc.record(
   {
     id: str, cap: amount, inUse: amount, available: fc.double({ noNaN: true, noDefaultInfinity: true }), waiters: count, oldestWaitMs: amount,
     acquired: count, released: count, timeouts: count, rejections: count, aborts: count, doubleReleases: count, leaseExpiries: count,
-    waitMs: summary, holdMs: summary, longestHoldMs: amount, global, share,
+    waitMs: summary, holdMs: summary, longestHoldMs: amount, global, share, limit,
   },
   { requiredKeys: ["id", "cap", "inUse", "available", "waiters", "oldestWaitMs", "acquired", "released", "timeouts", "rejections", "aborts", "doubleReleases", "leaseExpiries", "waitMs", "holdMs", "longestHoldMs"] },
 );

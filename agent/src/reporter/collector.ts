@@ -93,7 +93,7 @@ export class Collector {
    * One interval: every listed item sampled once, made fit for the wire. `changedOnly` (the hub
    * accepted "changed_only"): an item with nothing new since its last reported sample is left out,
    * without being sampled when it can say so itself (Tracked.unchangedSinceSample). Nothing new:
-   * no counts, no waiter, no `global` or `share` block, and the same cap, in use and available as last sent.
+   * no counts, no waiter, no `global`, `share` or `limit` block, and the same cap, in use and available as last sent.
    */
   collect(nowEpochMs: number, changedOnly = false): Sample[] {
     this.refreshIfDirty();
@@ -165,5 +165,5 @@ export class Collector {
 
 /** A sample that says nothing the previous one reported did not (Collector.collect). */
 function quietLike(s: Sample, last: Entry): boolean {
-  return !hasActivity(s) && s.global === undefined && s.share === undefined && s.cap === last.cap && s.inUse === last.inUse && s.available === last.available;
+  return !hasActivity(s) && s.global === undefined && s.share === undefined && s.limit === undefined && s.cap === last.cap && s.inUse === last.inUse && s.available === last.available;
 }

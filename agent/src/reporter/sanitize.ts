@@ -8,7 +8,7 @@ import {
   type AgentEventType,
   type Sample,
   type SampleGlobal,
-  type SampleShare,
+  type SampleLimit, type SampleShare,
   type SemaphoreInfo,
   type SparseHist,
   type Summary,
@@ -143,7 +143,17 @@ export function sanitizeSample(s: Sample, id: string): Sample {
     longestHoldMs: amount(s.longestHoldMs),
     ...(s.global !== undefined && s.global !== null && typeof s.global === "object" ? { global: sanitizeGlobal(s.global) } : {}),
     ...(s.share !== undefined && s.share !== null && typeof s.share === "object" ? { share: sanitizeShare(s.share) } : {}),
+    ...(s.limit !== undefined && s.limit !== null && typeof s.limit === "object" ? { limit: sanitizeLimit(s.limit) } : {}),
   };
+}
+
+function sanitizeLimit(v: SampleLimit): SampleLimit {
+  const out: SampleLimit = { min: count(v.min), max: count(v.max), limit: count(v.limit), t: amount(v.t), reason: str(v.reason) };
+  if (v.from !== undefined) out.from = count(v.from);
+  if (v.shortMs !== undefined) out.shortMs = amount(v.shortMs);
+  if (v.longMs !== undefined) out.longMs = amount(v.longMs);
+  if (v.inFlight !== undefined) out.inFlight = count(v.inFlight);
+  return out;
 }
 
 function sanitizeShare(v: SampleShare): SampleShare {
