@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exited } from "./child-process.js";
 import { freePort } from "./free-port.js";
 
 const START_TIMEOUT_MS = 30_000;
@@ -34,11 +35,6 @@ export interface HttpDaemon {
 const running = new Set<ChildProcess>();
 const dirs = new Set<string>();
 let exitHooked = false;
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once("exit", () => resolve()));
-}
 
 export async function startHttpDaemon(spec: DaemonSpec): Promise<HttpDaemon> {
   const probe = spawnSync(spec.command, ["--version"], { encoding: "utf8" });

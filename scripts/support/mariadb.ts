@@ -4,9 +4,10 @@
 // started with --user=mysql on a folder that user owns (mariadbd drops to it itself). The server is
 // stopped when the test process exits, also when the test failed. Here, next to postgres.ts, so
 // that a benchmark may start one too (benchmarks do not import from test/).
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { awaitServer } from "./await-server.js";
+import { exited, systemUserIds } from "./child-process.js";
 import { freePort } from "./free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,18 +47,6 @@ function hookExit(): void {
 
 const asRoot = process.getuid?.() === 0;
 
-function mysqlIds(): { uid: number; gid: number } {
-  const uid = spawnSync("id", ["-u", "mysql"], { encoding: "utf8" });
-  const gid = spawnSync("id", ["-g", "mysql"], { encoding: "utf8" });
-  if (uid.status !== 0 || gid.status !== 0) throw new Error(`${MARIADB_NOT_INSTALLED} (no "mysql" user)`);
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once("exit", () => resolve()));
-}
-
 /** mariadbd on a free port with an empty data folder; throws a clear error when MariaDB is not installed. */
 export async function startMariaDb(): Promise<MariaDbServer> {
   if (!existsSync(BIN)) throw new Error(MARIADB_NOT_INSTALLED);
@@ -66,7 +55,7 @@ export async function startMariaDb(): Promise<MariaDbServer> {
   const data = join(dir, "data");
   mkdirSync(data, { mode: 0o700 });
   if (asRoot) {
-    const { uid, gid } = mysqlIds();
+    const { uid, gid } = systemUserIds("mysql", MARIADB_NOT_INSTALLED);
     chownSync(dir, uid, gid);
     chownSync(data, uid, gid);
   }

@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { awaitServer } from "./await-server.js";
+import { exited, systemUserIds } from "./child-process.js";
 import { freePort } from "./free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -68,18 +69,6 @@ function command(bin: string, args: string[]): [string, string[]] {
   return asRoot ? ["runuser", ["-u", "postgres", "--", path, ...args]] : [path, args];
 }
 
-function postgresIds(): { uid: number; gid: number } {
-  const uid = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
-  const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
-  if (uid.status !== 0 || gid.status !== 0) throw new Error(`${NOT_INSTALLED} (no "postgres" user)`);
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once("exit", () => resolve()));
-}
-
 function isReady(port: number, sockets: string): boolean {
   const [cmd, args] = command("pg_isready", ["-q", "-h", sockets, "-p", String(port), "-U", "postgres"]);
   return spawnSync(cmd, args).status === 0;
@@ -93,7 +82,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const data = join(dir, "data");
   mkdirSync(data, { mode: 0o700 });
   if (asRoot) {
-    const { uid, gid } = postgresIds();
+    const { uid, gid } = systemUserIds("postgres", NOT_INSTALLED);
     chownSync(dir, uid, gid);
     chownSync(data, uid, gid);
   }

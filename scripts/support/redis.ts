@@ -6,6 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
+import { exited } from "./child-process.js";
 import { freePort } from "./free-port.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,11 +65,6 @@ function ping(port: number): Promise<boolean> {
       if (answer.includes("\r\n")) done(answer.startsWith("+PONG"));
     });
   });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
 async function launch(port: number, dir: string): Promise<ChildProcess> {
