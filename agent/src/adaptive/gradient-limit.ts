@@ -1,20 +1,21 @@
-// A concurrency limit that follows measured latency, in the manner of Netflix concurrency-limits'
-// Gradient2: a long-term RTT (slow average, the "no-load" latency) against a short-term one (the
-// latest window); their ratio, with a tolerance, scales the limit down when latency rises, and a
-// queue allowance lets it probe upward when latency stays flat. Smoothed, clamped to [min, max].
-// Pure: no clock, no timers; the caller feeds one window's figures per update (adaptive-cap.ts).
+// A concurrency limit that follows measured latency: a gradient against the no-load latency, in
+// the manner of Envoy's adaptive concurrency and Netflix concurrency-limits' Vegas limit. The
+// baseline is the lowest window mean seen since it was last re-measured at low concurrency (a
+// moving average of recent latency would drift up with the queue it should detect). From the
+// in-flight count and the ratio baseline / latency, the limit estimates how many of those permits
+// the downstream was serving rather than queueing, and aims at that plus a small queue allowance.
+// Smoothed, at most halved per update, clamped to [min, max]. Pure: no clock, no timers; the
+// caller feeds one window's figures per update and schedules re-measurement (adaptive-cap.ts).
 
 export interface GradientConfig {
   min: number;
   max: number;
   initial: number;
-  /** Short RTT may reach this multiple of the long RTT before the limit falls (default 1.5). */
+  /** The limit does not fall while latency stays within this multiple of the baseline (default 1.5). */
   tolerance?: number;
-  /** Weight of each update's proposal against the current limit (default 0.2). */
+  /** How far each update moves the limit toward its target, in (0, 1] (default 0.5). */
   smoothing?: number;
-  /** Updates the long RTT averages over (default 600, about a minute of 100 ms windows): a latency held that long becomes the new baseline. */
-  longWindow?: number;
-  /** Permits added per update when latency is flat (default: 4, fewer below a limit of 16). */
+  /** Requests allowed to queue at the downstream beyond what it serves at once (default √limit, at least 2). */
   queueAllowance?: (limit: number) => number;
 }
 
@@ -24,31 +25,30 @@ export interface LimitUpdate {
   from: number;
   to: number;
   shortMs: number;
+  /** The baseline (no-load latency) the window was judged against. */
   longMs: number;
   inFlight: number;
   /** One line saying why: "latency rose from 12 ms to 30 ms at in-flight 8". */
   reason: string;
 }
 
-const defaultAllowance = (limit: number): number => Math.min(4, Math.max(1, Math.sqrt(limit)));
+const defaultAllowance = (limit: number): number => Math.max(2, Math.sqrt(limit));
 
 export class GradientLimit {
   readonly min: number;
   readonly max: number;
-  private readonly tolerance: number;
+  readonly tolerance: number;
   private readonly smoothing: number;
-  private readonly longFactor: number;
   private readonly allowance: (limit: number) => number;
   /** The estimate, fractional: small steps accumulate until they move the integer limit. */
   private estimate: number;
-  private longRtt = NaN;
+  private baseline = NaN;
 
   constructor(cfg: GradientConfig) {
     this.min = cfg.min;
     this.max = cfg.max;
     this.tolerance = cfg.tolerance ?? 1.5;
-    this.smoothing = cfg.smoothing ?? 0.2;
-    this.longFactor = 2 / ((cfg.longWindow ?? 600) + 1);
+    this.smoothing = cfg.smoothing ?? 0.5;
     this.allowance = cfg.queueAllowance ?? defaultAllowance;
     this.estimate = clamp(cfg.initial, cfg.min, cfg.max);
   }
@@ -58,9 +58,14 @@ export class GradientLimit {
     return clamp(Math.round(this.estimate), this.min, this.max);
   }
 
-  /** The long-term RTT (NaN before the first update). */
+  /** The no-load latency the limit is judged against (NaN before the first usable window). */
   get baselineMs(): number {
-    return this.longRtt;
+    return this.baseline;
+  }
+
+  /** A latency measured at low concurrency replaces the baseline, higher or lower (a downstream that slowed for good). */
+  rebase(ms: number): void {
+    if (ms > 0 && Number.isFinite(ms)) this.baseline = ms;
   }
 
   /**
@@ -70,28 +75,27 @@ export class GradientLimit {
   update(shortMs: number, inFlight: number): LimitUpdate {
     const from = this.limit;
     if (!(shortMs > 0) || !Number.isFinite(shortMs)) return this.result(from, shortMs, inFlight, "no usable latency: limit kept");
-    const baseline = this.longRtt === this.longRtt ? this.longRtt : shortMs;
-    if (this.longRtt !== this.longRtt) this.longRtt = shortMs;
-    else this.longRtt += (shortMs - this.longRtt) * this.longFactor;
-    // Latency that fell well below the long average means the average is stale (a recovered
-    // downstream): let it decay fast rather than hold the limit down for a whole long window.
-    if (this.longRtt / shortMs > 2) this.longRtt *= 0.95;
-    const longMs = this.longRtt;
+    if (!(this.baseline <= shortMs)) this.baseline = shortMs;
+    const base = this.baseline;
     // A caller using under half the limit says nothing about what the downstream could take.
     if (inFlight < from / 2) return this.result(from, shortMs, inFlight, `in-flight ${inFlight} is under half the limit ${from}: limit kept`);
-    const gradient = clamp((this.tolerance * longMs) / shortMs, 0.5, 1);
-    const proposal = this.estimate * gradient + this.allowance(this.estimate);
-    this.estimate = clamp(this.estimate * (1 - this.smoothing) + proposal * this.smoothing, this.min, this.max);
+    const queued = shortMs > base * this.tolerance;
+    // Of `inFlight` permits, about inFlight × base / short were being served; the rest queued.
+    let target = (Math.min(inFlight, this.estimate) * base) / shortMs + this.allowance(this.estimate);
+    target = queued ? Math.max(target, this.estimate / 2) : Math.max(target, this.estimate);
+    this.estimate = clamp(this.estimate + (target - this.estimate) * this.smoothing, this.min, this.max);
     const to = this.limit;
     let reason: string;
-    if (gradient < 1) reason = `latency rose from ${ms(baseline)} to ${ms(shortMs)} at in-flight ${inFlight}`;
-    else if (to > from) reason = `latency flat at ${ms(shortMs)} (baseline ${ms(longMs)}) at in-flight ${inFlight}: probing up`;
-    else reason = `latency ${ms(shortMs)} within ${this.tolerance}× baseline ${ms(longMs)} at in-flight ${inFlight}`;
+    if (to < from) reason = `latency rose from ${ms(base)} to ${ms(shortMs)} at in-flight ${inFlight}`;
+    else if (to > from) reason = queued
+        ? `latency ${ms(shortMs)} (baseline ${ms(base)}) leaves room for a queue at in-flight ${inFlight}: probing up`
+        : `latency flat at ${ms(shortMs)} (baseline ${ms(base)}) at in-flight ${inFlight}: probing up`;
+    else reason = `latency ${ms(shortMs)} against baseline ${ms(base)} at in-flight ${inFlight}: limit kept`;
     return this.result(from, shortMs, inFlight, reason);
   }
 
   private result(from: number, shortMs: number, inFlight: number, reason: string): LimitUpdate {
-    return { from, to: this.limit, shortMs, longMs: this.longRtt, inFlight, reason };
+    return { from, to: this.limit, shortMs, longMs: this.baseline, inFlight, reason };
   }
 }
 
@@ -99,6 +103,6 @@ function clamp(v: number, lo: number, hi: number): number {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-function ms(v: number): string {
+export function ms(v: number): string {
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`;
 }
