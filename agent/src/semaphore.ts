@@ -81,7 +81,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     this.stacks = o.leakThresholdMs !== undefined;
     register(this);
     const setCap = (n: number): void => {
-      if (!this.closed && n !== this.cap) this.resize(n);
+      if (!this.closed && n !== this.cap) this.applyCap(n);
     };
     if (o.adaptive !== undefined) {
       const adaptive = new AdaptiveCap(o.adaptive, { setCap });
@@ -139,7 +139,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   /** A permit now, or undefined; never waits and never overtakes a queued waiter. */
   tryAcquire(weight = 1): Permit | undefined {
     checkPositiveInt(`Semaphore "${this.name}": weight`, weight);
-    if (weight > this.cap) throw new RangeError(this.tooHeavy(weight));
+    if (weight > this.heaviest) throw new RangeError(this.tooHeavy(weight));
     if (this.closed) throw new SemaphoreClosedError(this.name);
     const stack = this.stacks || this.detectOrderInversions ? captureStack(this.tryAcquire) : undefined;
     const order = this.detectOrderInversions ? noteAcquire(this, stack as StackCapture, true) : undefined;
@@ -173,7 +173,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       } catch (err) {
         return Promise.reject(err);
       }
-      if (weight > this.cap) return Promise.reject(new RangeError(this.tooHeavy(weight)));
+      if (weight > this.heaviest) return Promise.reject(new RangeError(this.tooHeavy(weight)));
     }
     if (this.closed) return Promise.reject(new SemaphoreClosedError(this.name));
     if (signal !== undefined && signal.aborted) {
@@ -212,6 +212,11 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     }
     if (order !== undefined) ownPromise(order);
     return this.enqueue(w, timeoutMs, signal);
+  }
+
+  /** The heaviest weight that could ever be granted: a replica waiting for its turn at 0 permits (share.ts) will get 1. */
+  private get heaviest(): number {
+    return Math.max(1, this.cap);
   }
 
   private tooHeavy(weight: number): string {
@@ -345,12 +350,17 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   resize(permits: number): void {
     checkPositiveInt(`Semaphore "${this.name}": permits`, permits);
     if (this.closed) throw new SemaphoreClosedError(this.name);
+    this.applyCap(permits);
+  }
+
+  /** resize() without the check: a replica budget's share may be 0 while the replica waits for its turn. */
+  private applyCap(permits: number): void {
     this.avail += permits - this.cap;
     this.cap = permits;
     if (this.queue.size === 0) return;
     for (const w of this.queue.drain()) {
       // A waiter heavier than the new cap could never be granted: refuse it rather than strand it.
-      if (w.weight > permits) {
+      if (w.weight > this.heaviest) {
         this.total.rejections++;
         this.noteRefused(OP_REJECT, w.weight, true);
         this.refuse(w, new RangeError(this.tooHeavy(w.weight)));

@@ -45,10 +45,10 @@ export class AdaptiveCap {
     this.last = { min: opts.min, max: opts.max, limit: this.limiter.limit, t: Date.now(), reason: "initial limit" };
   }
 
-  /** The cap to apply now: the limit (or, while re-measuring, the probe's cap) under the ceiling. */
+  /** The cap to apply now: the limit (or, while re-measuring, the probe's cap) under the ceiling (0 while a replica waits for its turn). */
   get cap(): number {
     const limit = this.phase === "run" ? this.limiter.limit : this.probeCap;
-    return Math.max(1, Math.min(limit, this.ceilingCap));
+    return Math.min(limit, this.ceilingCap);
   }
 
   /** True while the cap is lowered to re-measure the baseline. */

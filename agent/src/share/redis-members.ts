@@ -1,6 +1,7 @@
 // The live replicas of one shared budget, kept in Redis: a sorted set of member id → lease end
 // (Redis's own clock, so replicas' clocks never matter). A heartbeat renews this replica's lease,
-// drops every lapsed one and reads the rest, in one atomic script.
+// drops every lapsed one and reads the rest, in one atomic script; it answers Redis's time too,
+// the clock every replica reads the same rotation turn from (split.ts).
 import type { RedisClientLike } from "../adapters/redis-semaphore/shape.js";
 
 export const HEARTBEAT_LUA = `
@@ -10,7 +11,9 @@ local lease = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZADD', KEYS[1], now + lease, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], 2 * lease)
-return redis.call('ZRANGE', KEYS[1], 0, -1)`;
+local out = redis.call('ZRANGE', KEYS[1], 0, -1)
+table.insert(out, 1, tostring(now))
+return out`;
 
 export const LEAVE_LUA = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
 
@@ -32,11 +35,12 @@ export class RedisMembers {
     return status !== undefined && CONNECTING.has(status);
   }
 
-  /** Renews `member`'s lease of `leaseMs` and resolves to the live members, or rejects saying why. */
-  heartbeat(member: string, leaseMs: number): Promise<string[]> {
+  /** Renews `member`'s lease of `leaseMs` and resolves to the live members and Redis's time (ms), or rejects saying why. */
+  heartbeat(member: string, leaseMs: number): Promise<{ live: string[]; nowMs: number }> {
     return this.call(HEARTBEAT_LUA, member, leaseMs).then((answer) => {
-      if (!Array.isArray(answer)) throw new Error("unexpected answer to the membership heartbeat");
-      return answer.map((m) => String(m));
+      const nowMs = Array.isArray(answer) ? Number(answer[0]) : NaN;
+      if (!Array.isArray(answer) || !Number.isFinite(nowMs)) throw new Error("unexpected answer to the membership heartbeat");
+      return { live: answer.slice(1).map((m) => String(m)), nowMs };
     });
   }
 

@@ -1,6 +1,8 @@
 // A semaphore's cap as its share of a budget among the live replicas of its service and name:
 // heartbeats on a timer, the split from the member list, shrink at once, grow after a lease
-// period (grow-gate.ts), and the last share kept while the coordinator cannot be reached.
+// period (grow-gate.ts), and the last share kept while the coordinator cannot be reached. With
+// more live replicas than the budget, the permits rotate (split.ts): a replica whose turn it is
+// not holds 0, says so once with a process warning, and its acquires wait for its turn.
 // Nothing here awaits on the host's path or throws into it: a failed heartbeat is a state.
 import { randomUUID } from "node:crypto";
 import type { SampleShare } from "../../../shared/protocol/types.js";
@@ -30,6 +32,7 @@ export class ReplicaShare {
   private reachable = true;
   private lastError = "";
   private connectingSince: number | undefined;
+  private rotating = false;
 
   constructor(
     private readonly cfg: ShareConfig,
@@ -76,22 +79,36 @@ export class ReplicaShare {
     } else this.connectingSince = undefined;
     this.inFlight = true;
     this.members.heartbeat(this.member, this.cfg.leaseMs).then(
-      (live) => {
+      ({ live, nowMs }) => {
         this.inFlight = false;
         if (this.stopped) return;
         this.reachable = true;
         this.lastError = "";
         this.replicas = live.includes(this.member) ? live.length : live.length + 1;
-        this.target = shareOf(this.budget, live, this.member);
+        this.target = shareOf(this.budget, live, this.member, Math.floor(nowMs / this.cfg.turnMs));
+        this.warnRotation();
         const next = this.gate.next(this.sem.cap(), this.target, performance.now());
         if (next !== this.sem.cap()) this.sem.setCap(next);
       },
       (err: unknown) => {
         this.inFlight = false;
+        if (this.stopped) return;
         this.reachable = false;
         this.lastError = err instanceof Error ? err.message : String(err);
         this.gate.reset();
       },
     );
+  }
+
+  private warnRotation(): void {
+    const rotating = this.replicas > this.budget;
+    if (rotating && !this.rotating) {
+      const n = this.replicas;
+      process.emitWarning(
+        `semscope: ${n} live replicas share a budget of ${this.budget} (${this.cfg.key}): each holds 1 permit for ${this.cfg.turnMs} ms in turn and 0 for the rest; acquires wait for their turn`,
+        { code: "SEMSCOPE_SHARE_ROTATION" },
+      );
+    }
+    this.rotating = rotating;
   }
 }

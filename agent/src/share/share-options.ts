@@ -16,6 +16,8 @@ export interface ShareCoordinator {
   heartbeatMs?: number;
   /** A heartbeat not answered within this counts as failed (default heartbeatMs). */
   timeoutMs?: number;
+  /** With more live replicas than the budget, how long each holds its single permit before passing it on (default 10 × leaseMs, ≥ 2 × leaseMs). */
+  turnMs?: number;
   /** Prefix of the Redis key (default "semscope:share:"); the key is `<prefix><service>:<name>`. */
   keyPrefix?: string;
 }
@@ -31,6 +33,7 @@ export interface ShareConfig {
   leaseMs: number;
   heartbeatMs: number;
   timeoutMs: number;
+  turnMs: number;
 }
 
 export function checkShareOptions(name: string, share: unknown, coordinator: unknown, budget: number | undefined): ShareConfig | undefined {
@@ -57,7 +60,10 @@ export function checkShareOptions(name: string, share: unknown, coordinator: unk
   if (heartbeatMs <= 0 || heartbeatMs >= leaseMs) throw new RangeError(`coordinator.heartbeatMs must be > 0 and below leaseMs (${leaseMs}), got ${heartbeatMs}`);
   const timeoutMs = checkDuration("coordinator.timeoutMs", c.timeoutMs) ?? heartbeatMs;
   if (timeoutMs <= 0) throw new RangeError(`coordinator.timeoutMs must be > 0, got ${timeoutMs}`);
+  // A turn shorter than that would spend most of itself in the handover (a lease with the permit unused).
+  const turnMs = checkDuration("coordinator.turnMs", c.turnMs) ?? 10 * leaseMs;
+  if (turnMs < 2 * leaseMs) throw new RangeError(`coordinator.turnMs must be ≥ 2 × leaseMs (${2 * leaseMs}), got ${turnMs}`);
   const service = c.service ?? implicitService();
-  return { redis: c.redis, key: `${c.keyPrefix ?? DEFAULT_KEY_PREFIX}${service}:${name}`, leaseMs, heartbeatMs, timeoutMs };
+  return { redis: c.redis, key: `${c.keyPrefix ?? DEFAULT_KEY_PREFIX}${service}:${name}`, leaseMs, heartbeatMs, timeoutMs, turnMs };
 }
 

@@ -14,12 +14,18 @@ export function splitBudget(budget: number, members: readonly string[]): Map<str
 }
 
 /**
- * One replica's share; at least 1, because a Semaphore cannot grant with 0 permits (a fleet with
- * more live replicas than the budget then sums past it, which the sample says: replicas > budget).
+ * One replica's share. With more live replicas than the budget, `budget` of them hold 1 permit
+ * and the others 0, and the holders rotate with `turn` (the same number on every replica, from
+ * the coordinator's clock): turn t gives the permits to the `budget` members after the first
+ * t × budget in sorted order, wrapping, so every replica holds one for a turn in n / budget.
  */
-export function shareOf(budget: number, members: readonly string[], me: string): number {
-  const s = splitBudget(budget, members.includes(me) ? members : [...members, me]).get(me) ?? budget;
-  return Math.max(1, s);
+export function shareOf(budget: number, members: readonly string[], me: string, turn = 0): number {
+  const all = members.includes(me) ? members : [...members, me];
+  const sorted = sortMembers(all);
+  const n = sorted.length;
+  if (n <= budget) return splitBudget(budget, sorted).get(me) ?? budget;
+  const offset = ((turn % n) * budget) % n;
+  return (sorted.indexOf(me) - offset + n) % n < budget ? 1 : 0;
 }
 
 /** Code-unit order, the same on every replica whatever its locale; duplicates dropped. */

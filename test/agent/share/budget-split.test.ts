@@ -18,7 +18,7 @@ describe("splitBudget", () => {
         expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1);
         const shuffled = [...members].sort(() => (seed = (seed * 1103515245 + 12345) | 0) & 1 ? 1 : -1);
         expect(splitBudget(budget, shuffled)).toEqual(split);
-        for (const m of members) expect(shareOf(budget, shuffled, m)).toBe(Math.max(1, split.get(m)!));
+        if (members.length <= budget) for (const m of members) expect(shareOf(budget, shuffled, m)).toBe(split.get(m));
       }),
     );
   });
@@ -29,9 +29,25 @@ describe("splitBudget", () => {
     expect([...splitBudget(20, ["f", "e", "d", "c", "b", "a"]).values()]).toEqual([4, 4, 3, 3, 3, 3]);
   });
 
-  it("keeps at least one permit per replica when there are more replicas than budget", () => {
-    expect(shareOf(2, ["a", "b", "c"], "c")).toBe(1);
-    expect(shareOf(2, ["a", "b"], "c")).toBe(1);
+  it("with more replicas than budget: exactly `budget` hold 1 in any turn, and every replica holds one within n / budget turns (property)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 30 }), memberList, fc.integer({ min: 0, max: 2 ** 40 }), (budget, members, turn) => {
+        fc.pre(members.length > budget);
+        const n = members.length;
+        const heldAt = (t: number) => members.map((m) => shareOf(budget, members, m, t));
+        const now = heldAt(turn);
+        expect(now.every((x) => x === 0 || x === 1)).toBe(true);
+        expect(now.reduce((a, b) => a + b, 0)).toBe(budget);
+        const everHeld = new Set<string>();
+        for (let t = turn; t < turn + Math.ceil(n / budget); t++) heldAt(t).forEach((x, i) => x === 1 && everHeld.add(members[i]));
+        expect(everHeld.size).toBe(n);
+      }),
+    );
+  });
+
+  it("a replica not yet in the member list counts itself in", () => {
+    expect(shareOf(2, ["a", "b"], "c", 0) + shareOf(2, ["a", "b", "c"], "a", 0) + shareOf(2, ["a", "b", "c"], "b", 0)).toBe(2);
+    expect([0, 1, 2].map((t) => shareOf(2, ["a", "b"], "c", t))).toContain(1);
   });
 });
 

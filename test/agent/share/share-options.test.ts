@@ -24,6 +24,8 @@ describe("share: \"replicas\" options", () => {
     expect(make({ share: "replicas", budget: 10, coordinator: { redis, leaseMs: 1000, heartbeatMs: 1000 } })).toThrow(/below leaseMs/);
     expect(make({ share: "replicas", budget: 10, coordinator: { redis, timeoutMs: -1 } })).toThrow(RangeError);
     expect(make({ share: "replicas", budget: 10, coordinator: { redis, service: "" } })).toThrow(/coordinator.service/);
+    expect(make({ share: "replicas", budget: 10, coordinator: { redis, leaseMs: 1000, turnMs: 1999 } })).toThrow(/turnMs must be ≥ 2 × leaseMs \(2000\)/);
+    expect(make({ share: "replicas", budget: 10, coordinator: { redis, turnMs: "soon" } })).toThrow(/coordinator.turnMs/);
   });
 
   it("refuses starting permits above the budget, and leaves the name free after any refusal", () => {

@@ -16,6 +16,8 @@ export interface ReplicaConfig {
   leaseMs: number;
   heartbeatMs: number;
   intervalMs: number;
+  /** coordinator.turnMs (the agent's default when absent). */
+  turnMs?: number;
 }
 
 /** Resolves once the replica's agent is connected to the hub. */
@@ -31,6 +33,7 @@ export async function startReplica(cfg: ReplicaConfig, instance: string): Promis
       BUDGET: String(cfg.budget),
       LEASE_MS: String(cfg.leaseMs),
       HEARTBEAT_MS: String(cfg.heartbeatMs),
+      ...(cfg.turnMs !== undefined ? { TURN_MS: String(cfg.turnMs) } : {}),
     },
     { label: `replica ${instance}`, stderrTail: 4000 },
   );
