@@ -1,10 +1,12 @@
 // An adaptive cap's window: hold times are summed on release (one add and a compare on the hot
 // path), and the gradient limit is consulted at most once per window, which closes after twice
 // the baseline latency (at least WINDOW_MIN_MS) with WINDOW_MIN_SAMPLES holds, or after
-// WINDOW_MAX_MS with any. Every PROBE_EVERY_MS, or when the limit has sat at its minimum with
-// latency high for AT_MIN_WINDOWS windows, the cap drops to half the limit for two windows (one to
-// drain what was in flight, one to measure) and the baseline is re-measured there: without it a
-// downstream that slowed for good would keep the limit under what it can serve. A change is
+// WINDOW_MAX_MS with any. After the first window, then every PROBE_EVERY_MS, or when the limit has
+// sat at its minimum with latency high for AT_MIN_WINDOWS windows, the cap drops to PROBE_CAP
+// (at most half the limit, at least min) for two windows (one to drain what was in flight, one
+// to measure) and the baseline is re-measured there, as Envoy's adaptive concurrency does: the
+// first window may have queued (an initial limit above what the downstream serves at once), and
+// a downstream that slowed for good would otherwise keep the limit under what it can serve. A change is
 // applied through the target (Semaphore.resize: a shrink never revokes a held permit) under a
 // ceiling (a replica budget's share), and the last one is kept with its reason for the samples.
 import type { SampleLimit } from "../../../shared/protocol/types.js";
@@ -16,6 +18,7 @@ const WINDOW_MIN_SAMPLES = 5;
 const WINDOW_MAX_MS = 1000;
 export const PROBE_EVERY_MS = 30_000;
 const AT_MIN_WINDOWS = 5;
+const PROBE_CAP = 3;
 
 export interface CapTarget {
   setCap(cap: number): void;
@@ -109,11 +112,10 @@ export class AdaptiveCap {
     const l = this.limiter;
     const u = l.update(mean, peak);
     if (u.to !== u.from) this.record(u.to, u.from, u.reason, mean, peak);
-    if (this.nextProbe !== this.nextProbe) this.nextProbe = now + PROBE_EVERY_MS;
     this.atMin = u.to === l.min && mean > l.baselineMs * l.tolerance ? this.atMin + 1 : 0;
-    if (l.min < l.max && (now >= this.nextProbe || this.atMin >= AT_MIN_WINDOWS)) {
+    if (l.min < l.max && (!(now < this.nextProbe) || this.atMin >= AT_MIN_WINDOWS)) {
       this.phase = "drain";
-      this.probeCap = Math.max(l.min, Math.floor(u.to / 2));
+      this.probeCap = Math.max(l.min, Math.min(PROBE_CAP, Math.floor(u.to / 2)));
       this.record(this.probeCap, u.to, `re-measuring the no-load latency at cap ${this.probeCap} (baseline ${ms(l.baselineMs)})`, mean, peak);
     }
   }

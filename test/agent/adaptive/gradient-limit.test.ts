@@ -83,4 +83,52 @@ describe("GradientLimit", () => {
     const u = g.update(30, 40);
     expect(u.reason).toBe("latency rose from 12 ms to 30 ms at in-flight 40");
   });
+
+  // The first window sets the baseline, so it starts at most at W here; a start above it is
+  // re-measured at low concurrency by the cap (adaptive-cap.test.ts).
+  it("against a downstream of W workers (latency = service × max(1, in-flight / W)) settles between W and W + 2√W + 2 (property)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 150 }), fc.double({ min: 1, max: 2000, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (workers, serviceMs, at) => {
+        const g = new GradientLimit({ min: 1, max: 400, initial: Math.max(1, Math.round(workers * at)) });
+        const window = () => g.update(serviceMs * Math.max(1, g.limit / workers), g.limit);
+        for (let i = 0; i < 200; i++) window();
+        for (let i = 0; i < 20; i++) {
+          window();
+          expect(g.limit).toBeGreaterThanOrEqual(workers);
+          expect(g.limit).toBeLessThanOrEqual(workers + 2 * Math.sqrt(workers) + 2);
+        }
+      }),
+    );
+  });
+
+  it("follows a downstream that loses workers down within 10 windows, and never below what it still serves", () => {
+    const g = new GradientLimit({ min: 1, max: 200, initial: 4 });
+    let workers = 32;
+    const window = () => g.update(80 * Math.max(1, g.limit / workers), g.limit);
+    for (let i = 0; i < 100; i++) window();
+    expect(g.limit).toBeGreaterThanOrEqual(32);
+    workers = 4;
+    for (let i = 0; i < 10; i++) window();
+    expect(g.limit).toBeLessThanOrEqual(4 + 2 * 2 + 2);
+    for (let i = 0; i < 50; i++) {
+      window();
+      expect(g.limit).toBeGreaterThanOrEqual(4);
+    }
+  });
+
+  it("a latency held high is not taken as the new normal: the baseline stays the lowest seen until re-measured", () => {
+    const g = new GradientLimit({ min: 1, max: 200, initial: 20 });
+    for (let i = 0; i < 20; i++) g.update(10, g.limit);
+    for (let i = 0; i < 5000; i++) g.update(40, g.limit);
+    expect(g.baselineMs).toBe(10);
+    // Only a re-measurement at low concurrency moves it up (a downstream that slowed for good).
+    g.rebase(40);
+    expect(g.baselineMs).toBe(40);
+    const before = g.limit;
+    for (let i = 0; i < 50; i++) g.update(40, g.limit);
+    expect(g.limit).toBeGreaterThan(before);
+    g.rebase(NaN);
+    g.rebase(0);
+    expect(g.baselineMs).toBe(40);
+  });
 });
