@@ -179,7 +179,7 @@ async function runCase(c: Case, round: number): Promise<Row[]> {
   const rows = results.map(row);
   for (const r of rows) {
     console.log(
-      [r.label.padEnd(26), r.goodput.toFixed(0).padStart(10), r.p50.toFixed(1).padStart(8), r.p99.toFixed(1).padStart(8), String(r.errors).padStart(8), String(r.finalCap).padStart(11)].join(" "),
+      [r.label.padEnd(26), r.goodput.toFixed(0).padStart(10), range([r.p50], 1).padStart(8), range([r.p99], 1).padStart(8), String(r.errors).padStart(8), String(r.finalCap).padStart(11)].join(" "),
     );
   }
   const a = results[results.length - 1];
@@ -196,7 +196,9 @@ function ratios(rows: Row[]): { goodput: number; p99: number } {
   return { goodput: a.goodput / best.goodput, p99: a.p99 / best.p99 };
 }
 
+/** min–max of `xs`; a latency of a caller that had no answer in time is NaN, shown as "—". */
 function range(xs: number[], digits: number): string {
+  if (xs.some((x) => x !== x)) return "—";
   const lo = Math.min(...xs).toFixed(digits);
   const hi = Math.max(...xs).toFixed(digits);
   return lo === hi ? lo : `${lo}–${hi}`;
