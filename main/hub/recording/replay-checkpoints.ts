@@ -3,9 +3,10 @@
 // time and feeds only the lines after it, not the recording from its first line. Points are spaced
 // by blocks of lines (what a seek then feeds), about maxCheckpoints over the whole file as far as
 // the share of the file read so far tells. Bounded in count and in bytes (each point's larger
-// buffers compressed): past either bound every other point is dropped and the spacing doubles.
+// buffers compressed in zlib's thread pool, so opening does not wait for it; at most MAX_PACKING
+// points wait for it at once): past either bound every other point is dropped and the spacing doubles.
 import type { HubCore } from "../core/hub-core.js";
-import { pairClosures, StateCopy } from "./state-copy.js";
+import { pairClosures, StateCopy, type PackedBuffer } from "./state-copy.js";
 
 /** Where a replay was when a point was taken: the cursor's place and the session's own counters. */
 export interface ReplayPlace {
@@ -23,8 +24,16 @@ export interface ReplayPlace {
 
 interface Checkpoint extends ReplayPlace {
   readonly core: HubCore;
-  readonly bytes: number;
+  /** Estimated bytes of its objects, its buffers aside. */
+  readonly objects: number;
+  readonly packs: readonly PackedBuffer[];
+  packed: boolean;
 }
+
+/** Points whose buffers may be compressing at once (each holds a plain copy until done); the next is compressed at once. */
+const MAX_PACKING = 2;
+
+const pointBytes = (p: Checkpoint) => p.packs.reduce((sum, b) => sum + b.held, p.objects);
 
 export interface CheckpointLimits {
   /** Points kept at most (0: none, every backward seek feeds from the first line). */
@@ -46,8 +55,8 @@ export class ReplayCheckpoints {
   private minBlocks: number;
   private readonly max: number;
   private readonly maxBytes: number;
-  /** Estimated bytes held. */
-  bytes = 0;
+  private packing = 0;
+  private pending = new Set<Promise<void>>();
 
   constructor(limits: CheckpointLimits = {}) {
     this.max = limits.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS;
@@ -59,6 +68,16 @@ export class ReplayCheckpoints {
     return this.points.length;
   }
 
+  /** Estimated bytes the compressed points hold. */
+  get bytes(): number {
+    return this.points.reduce((sum, p) => sum + (p.packed ? pointBytes(p) : 0), 0);
+  }
+
+  /** Resolves once every point taken so far is compressed (and the bounds applied). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
+  }
+
   /**
    * Keeps a copy of `core` at `place` when it is far enough past the last point: `read` (0–1) is
    * the share of the file read so far, for the spacing that gives about maxCheckpoints in all.
@@ -68,10 +87,18 @@ export class ReplayCheckpoints {
     const every = Math.max(this.minBlocks, expected / this.max);
     if (place.block - (this.points.at(-1)?.block ?? 0) < every) return;
     const copy = new StateCopy(undefined, true);
-    const saved = copy.copy(core);
-    this.points.push({ ...place, core: saved, bytes: copy.bytes });
-    this.bytes += copy.bytes;
-    while (this.points.length > this.max || this.bytes > this.maxBytes) this.thin();
+    const point: Checkpoint = { ...place, core: copy.copy(core), objects: copy.bytes, packs: copy.packs, packed: false };
+    this.points.push(point);
+    while (this.points.length > this.max) this.thin();
+    const background = this.packing < MAX_PACKING;
+    if (background) this.packing++;
+    const packs = Promise.all(point.packs.map((b) => b.pack(background))).then(() => {
+      if (background) this.packing--;
+      point.packed = true;
+      while (this.bytes > this.maxBytes) this.thin();
+    });
+    this.pending.add(packs);
+    void packs.finally(() => this.pending.delete(packs));
   }
 
   /** The latest point a replay seeking to `t` can start from (every line it holds is at or before `t`). */
@@ -95,13 +122,11 @@ export class ReplayCheckpoints {
     if (this.points.length <= 1) {
       // One point alone is over the bytes: a recording this large seeks from its start.
       this.points = [];
-      this.bytes = 0;
       this.minBlocks = Infinity;
       return;
     }
     const last = this.points.at(-1)?.block ?? 0;
     this.points = this.points.filter((_, i) => i % 2 === 1);
-    this.bytes = this.points.reduce((sum, p) => sum + p.bytes, 0);
     this.minBlocks = Math.max(this.minBlocks * 2, last / Math.max(1, this.points.length));
   }
 }

@@ -80,6 +80,7 @@ export class ReplaySession {
     const s = new ReplaySession(file, opts);
     s.summaryRead = await readRecording(file, (line, _n, read) => s.load(line, read), opts);
     s.spool.finish();
+    await s.checkpoints.settled();
     s.marksSorted = [...(s.markMap ?? new Map<string, ReplayMark>()).values()].sort((x, y) => x.at - y.at);
     s.markMap = null;
     // Opened where the story starts: a saved range's start, else the first alert (the end is

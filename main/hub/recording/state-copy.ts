@@ -1,9 +1,9 @@
 // A deep copy of an object graph that keeps what plain cloning loses: each object's class
 // (prototype), shared references and cycles, typed-array views over one buffer. Strings, functions
 // and frozen objects are shared, not copied (none can change). Counts roughly the bytes it made,
-// for a caller that must bound what it keeps. A copy made to be kept (`pack`) holds its larger
-// buffers compressed; a copy of that copy unpacks them.
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+// for a caller that must bound what it keeps. A copy made to be kept (`pack`) can have its larger
+// buffers compressed, off the main thread; a copy of that copy unpacks them.
+import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
 
 /** Types a copy would silently get wrong (internal state it cannot reach): refused instead. */
 const REFUSED = [Promise, WeakMap, WeakSet, WeakRef] as const;
@@ -14,17 +14,44 @@ type ViewConstructor = new (buffer: ArrayBufferLike, byteOffset: number, length:
 /** Buffers smaller than this are kept as they are: compressing them saves next to nothing. */
 const PACK_MIN_BYTES = 4096;
 
-/** A buffer of a packed copy, compressed (history rings are mostly repeats and unused rows). */
-class PackedBuffer {
+/** A buffer of a packed copy: a plain copy until packed, then compressed (history rings compress about 4×). */
+export class PackedBuffer {
+  private data: Buffer | null = null;
+
   constructor(
-    readonly data: Buffer,
+    private raw: Uint8Array | null,
     readonly byteLength: number,
     readonly shared: boolean,
   ) {}
 
+  /** Bytes it holds now. */
+  get held(): number {
+    return this.data?.length ?? this.byteLength;
+  }
+
+  /** Compresses it (in zlib's thread pool when `background`); a failure keeps the plain copy. */
+  pack(background: boolean): Promise<void> {
+    const raw = this.raw;
+    if (raw === null) return Promise.resolve();
+    const done = (data: Buffer) => {
+      this.data = data;
+      this.raw = null;
+    };
+    if (!background) {
+      done(deflateRawSync(raw, { level: 1 }));
+      return Promise.resolve();
+    }
+    return new Promise((resolve) =>
+      deflateRaw(raw, { level: 1 }, (err, data) => {
+        if (err === null) done(data);
+        resolve();
+      }),
+    );
+  }
+
   unpack(): ArrayBufferLike {
     const out = this.shared ? new SharedArrayBuffer(this.byteLength) : new ArrayBuffer(this.byteLength);
-    new Uint8Array(out).set(inflateRawSync(this.data));
+    new Uint8Array(out).set(this.data === null ? (this.raw as Uint8Array) : inflateRawSync(this.data));
     return out;
   }
 }
@@ -40,12 +67,15 @@ class PackedView {
 }
 
 export class StateCopy {
-  /** Estimated bytes of the objects made so far (heap object sizes, approximate). */
+  /** Estimated bytes of the objects made so far (heap object sizes, approximate), packed buffers aside. */
   bytes = 0;
+  /** With `pack`: the buffers to compress (PackedBuffer.pack). */
+  readonly packs: PackedBuffer[] = [];
 
   /**
    * `memo` maps an original to its copy: preset it to have a value replaced wherever it is met.
-   * `pack`: compress the larger buffers (a copy to keep, not to use: copy it again to use it).
+   * `pack`: the larger buffers become PackedBuffers, listed in `packs` to be compressed (a copy
+   * to keep, not to use: copy it again to use it).
    */
   constructor(
     private readonly memo = new Map<unknown, unknown>(),
@@ -75,8 +105,9 @@ export class StateCopy {
     if (v instanceof ArrayBuffer || shared) {
       const buffer = v as ArrayBufferLike;
       if (this.pack && buffer.byteLength >= PACK_MIN_BYTES) {
-        const data = deflateRawSync(new Uint8Array(buffer), { level: 1 });
-        return this.keep(v, new PackedBuffer(data, buffer.byteLength, shared), 64 + data.length);
+        const packed = new PackedBuffer(new Uint8Array(buffer).slice(), buffer.byteLength, shared);
+        this.packs.push(packed);
+        return this.keep(v, packed, 64);
       }
       const out = shared ? new SharedArrayBuffer(buffer.byteLength) : new ArrayBuffer(buffer.byteLength);
       new Uint8Array(out).set(new Uint8Array(buffer));
