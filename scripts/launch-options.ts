@@ -1,6 +1,8 @@
 // The options `npm start` and `npm run web` share (docs/protocol.md, "Headless hub": web mode takes the
 // hub's options plus --no-demo). Parsed strictly: a typo is an error, not a silently ignored flag.
 import { parseArgs } from "node:util";
+import type { ReadLimits } from "../main/hub/recording/recording-reader.js";
+import { replayLimitFlags } from "../main/hub/replay-cli.js";
 
 export interface LaunchOptions {
   port: number;
@@ -12,6 +14,8 @@ export interface LaunchOptions {
   recordCapBytes: number | undefined;
   /** Web mode: serve this recording in replay mode instead of a live hub. */
   replay: string | undefined;
+  /** With --replay: the reader's line and text limits (--max-line-mb, --max-text-mb). */
+  replayLimits: ReadLimits;
   demo: boolean;
   /** `npm start` only: skip the Electron check and serve web mode. */
   web: boolean;
@@ -36,6 +40,8 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchOptions {
       "record-dir": { type: "string" },
       "record-cap-mb": { type: "string" },
       replay: { type: "string" },
+      "max-line-mb": { type: "string" },
+      "max-text-mb": { type: "string" },
       "no-demo": { type: "boolean" },
       web: { type: "boolean" },
       alertmanager: { type: "string", multiple: true },
@@ -48,6 +54,7 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchOptions {
   const capMb = values["record-cap-mb"] === undefined ? undefined : Number(values["record-cap-mb"]);
   if (capMb !== undefined && !(Number.isFinite(capMb) && capMb >= 1)) throw new Error(`--record-cap-mb must be a number of MiB >= 1, got ${values["record-cap-mb"]}`);
   if (capMb !== undefined && values["record-dir"] === undefined) throw new Error("--record-cap-mb needs --record-dir");
+  if (values.replay === undefined && (values["max-line-mb"] !== undefined || values["max-text-mb"] !== undefined)) throw new Error("--max-line-mb and --max-text-mb are limits of a replay: they need --replay");
   if (values.replay !== undefined && (values.record !== undefined || values["record-dir"] !== undefined)) throw new Error("--replay serves a recording: it records nothing (drop --record / --record-dir)");
   return {
     port,
@@ -57,6 +64,7 @@ export function parseLaunchArgs(argv: readonly string[]): LaunchOptions {
     recordDir: values["record-dir"],
     recordCapBytes: capMb === undefined ? undefined : Math.floor(capMb * 1024 * 1024),
     replay: values.replay,
+    replayLimits: replayLimitFlags(values),
     demo: values["no-demo"] !== true,
     web: values.web === true,
     alertmanager: values.alertmanager ?? [],

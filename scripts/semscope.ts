@@ -14,7 +14,7 @@ const USAGE = `usage: semscope <command> [options]
                [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>] [--max-semaphores-per-address <n>]
       the headless hub: agents stream to it; dashboards and tools read it (HTTP API, /ui)
   semscope web [--port 7420] [--host 127.0.0.1] [--token <t>] [--no-demo] [--record <file>]
-               [--record-dir <dir> [--record-cap-mb <n>]] [--replay <recording>]
+               [--record-dir <dir> [--record-cap-mb <n>]] [--replay <recording> [--max-line-mb <n>] [--max-text-mb <n>]]
                [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]
       the hub with the dashboard at / and a built-in demo fleet (--no-demo: only real agents)
   semscope replay <recording.ndjson | recording.ndjson.gz> [--json] [--max-line-mb <n>] [--max-text-mb <n>]

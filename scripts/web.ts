@@ -34,7 +34,7 @@ function demoSource(): Pick<DemoOptions, "serviceScript" | "fleet"> {
 /** `--replay <file>`: the dashboard in replay mode over a recording (docs/protocol.md, "Replay"). */
 async function runReplay(opts: LaunchOptions, file: string, staticDir: string): Promise<void> {
   // Ranges saved from the dashboard go next to the recording.
-  const hub = await createReplayHub({ file, port: opts.port, host: opts.host, token: opts.token, staticDir, saveDir: dirname(resolve(file)) });
+  const hub = await createReplayHub({ file, port: opts.port, host: opts.host, token: opts.token, staticDir, saveDir: dirname(resolve(file)), ...opts.replayLimits });
   // Before the first line, as in runWeb: a signal after it must find its handler.
   const shutdown = (): void => void hub.close().then(() => process.exit(0));
   process.once("SIGINT", shutdown);

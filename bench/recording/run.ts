@@ -55,8 +55,8 @@ async function replay(): Promise<void> {
   const rec = await writeSyntheticRecording(join(dir, "synthetic.ndjson.gz"), agents, Math.round(semaphores / agents), seconds);
   console.log(`replay: ${agents * Math.round(semaphores / agents)} semaphores × ${seconds} s: ${rec.lines} lines, ${(rec.textBytes / 1e6).toFixed(0)} MB of text, ${(rec.fileBytes / 1e6).toFixed(1)} MB gzip`);
   const out = execFileSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "replay-child.ts"), rec.file], { encoding: "utf8", maxBuffer: 1 << 20 });
-  const r = JSON.parse(out.trim().split("\n").at(-1) as string) as { openMs: number; seeks: { to: string; ms: number }[]; marks: number; heapMB: number; peakRssMB: number };
-  console.log(`replay: open ${r.openMs} ms (${r.marks} alerts on the timeline); seek ${r.seeks.map((s) => `→${s.to} ${s.ms} ms`).join(", ")}`);
+  const r = JSON.parse(out.trim().split("\n").at(-1) as string) as { openMs: number; seeks: { to: string; ms: number }[]; checkpoints: number; checkpointMB: number; marks: number; heapMB: number; peakRssMB: number };
+  console.log(`replay: open ${r.openMs} ms (${r.marks} alerts on the timeline, ${r.checkpoints} restore points of ${r.checkpointMB} MB); seek ${r.seeks.map((s) => `→${s.to} ${s.ms} ms`).join(", ")}`);
   console.log(`replay: peak RSS ${r.peakRssMB} MB, heap after the seeks ${r.heapMB} MB`);
   console.log(JSON.stringify({ bench: "recording-replay", semaphores, seconds, textMB: Math.round(rec.textBytes / 1e6), ...r }));
 }

@@ -38,7 +38,9 @@ export class RecordingsShell {
   /** Serves `file` in replay mode (closing the previous replay); rejects when it cannot be read. */
   async open(file: string): Promise<OpenedRecording> {
     await this.closeReplay();
-    const hub = await createReplayHub({ file, port: 0, host: "127.0.0.1", staticDir: this.opts.staticDir, log: this.opts.log, saveDir: savedDir(this.opts.userData) });
+    // The app takes no flags: a refusal says where a limit can be raised.
+    const raiseWith = { maxLineBytes: "semscope web --replay <file> --max-line-mb <n>", maxTextBytes: "semscope web --replay <file> --max-text-mb <n>" };
+    const hub = await createReplayHub({ file, port: 0, host: "127.0.0.1", staticDir: this.opts.staticDir, log: this.opts.log, saveDir: savedDir(this.opts.userData), raiseWith });
     this.replay = hub;
     const message = hub.session.message;
     return { url: `${hub.url}/`, ...(message !== undefined ? { message } : {}) };

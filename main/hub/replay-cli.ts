@@ -9,6 +9,22 @@ import { replayRecording } from "./recording/replay.js";
 const USAGE = "usage: semscope replay <recording.ndjson | recording.ndjson.gz> [--json] [--max-line-mb <n>] [--max-text-mb <n>]";
 const MiB = 1024 * 1024;
 
+/** The reader's limits from `--max-line-mb` / `--max-text-mb` (also web mode's, with --replay); throws on a bad value. */
+export function replayLimitFlags(values: { "max-line-mb"?: string; "max-text-mb"?: string }): ReadLimits {
+  const mb = (name: "max-line-mb" | "max-text-mb", fallback: number): number => {
+    const v = values[name];
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!(Number.isFinite(n) && n > 0)) throw new Error(`--${name} must be a positive number of MiB, got "${v}"`);
+    return Math.round(n * MiB);
+  };
+  return {
+    maxLineBytes: mb("max-line-mb", DEFAULT_MAX_LINE_BYTES),
+    maxTextBytes: mb("max-text-mb", DEFAULT_MAX_TEXT_BYTES),
+    raiseWith: { maxLineBytes: "--max-line-mb", maxTextBytes: "--max-text-mb" },
+  };
+}
+
 function fail(message: string, code: number): never {
   process.stderr.write(`semscope replay: ${message.split("\n")[0]}\n`);
   process.exit(code);
@@ -36,18 +52,12 @@ export async function runReplayCli(argv: string[]): Promise<void> {
   }
   if (parsed.positionals.length !== 1) fail(`expected one recording file (${USAGE})`, 2);
   const file = parsed.positionals[0];
-  const mb = (name: "max-line-mb" | "max-text-mb", fallback: number): number => {
-    const v = parsed.values[name];
-    if (v === undefined) return fallback;
-    const n = Number(v);
-    if (!(Number.isFinite(n) && n > 0)) fail(`--${name} must be a positive number of MiB, got "${v}" (${USAGE})`, 2);
-    return Math.round(n * MiB);
-  };
-  const limits: ReadLimits = {
-    maxLineBytes: mb("max-line-mb", DEFAULT_MAX_LINE_BYTES),
-    maxTextBytes: mb("max-text-mb", DEFAULT_MAX_TEXT_BYTES),
-    raiseWith: { maxLineBytes: "--max-line-mb", maxTextBytes: "--max-text-mb" },
-  };
+  let limits: ReadLimits;
+  try {
+    limits = replayLimitFlags(parsed.values);
+  } catch (err) {
+    fail(`${(err as Error).message} (${USAGE})`, 2);
+  }
   let result;
   try {
     result = await replayRecording(file, limits);

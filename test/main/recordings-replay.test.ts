@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { io, type Socket } from "socket.io-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { createReplayHub, type ReplayHub } from "../../main/hub/recording/replay-hub.js";
+import { createReplayHub, type ReplayHub, type ReplayHubOptions } from "../../main/hub/recording/replay-hub.js";
 import type { Hub } from "../../main/hub/index.js";
 import type { ReplayStatus, UiSnapshot } from "../../shared/ui-protocol/index.js";
 import { spawnAgent, type ChildAgent } from "../e2e/browser.js";
@@ -17,8 +17,8 @@ afterEach(cleanupAll);
 const FIXTURE = join(import.meta.dirname, "../e2e/ui/fixtures/ui-agent.ts");
 const tmpFile = (name: string) => join(mkdtempSync(join(tmpdir(), "semscope-replay-")), name);
 
-async function replayHub(file: string, saveDir?: string): Promise<ReplayHub> {
-  const hub = await createReplayHub({ file, port: 0, log: () => undefined, ...(saveDir !== undefined ? { saveDir } : {}) });
+async function replayHub(file: string, saveDir?: string, opts: Partial<ReplayHubOptions> = {}): Promise<ReplayHub> {
+  const hub = await createReplayHub({ file, port: 0, log: () => undefined, ...(saveDir !== undefined ? { saveDir } : {}), ...opts });
   onCleanup(() => hub.close());
   return hub;
 }
@@ -183,4 +183,49 @@ describe("replay against the live run", () => {
     const keys = ["checkout/web-1/db"];
     expect(await views(copy.socket, keys)).toEqual(await views(original.socket, keys));
   }, 60_000);
+
+  it("shows after a seek from a restore point what a replay fed from the first line shows", async () => {
+    const file = tmpFile("long.ndjson.gz");
+    let clock = T0 + 250;
+    const hub = await startHub({ record: file, now: () => clock });
+    const a = await agent(hub, "a1", [info("db", { cap: 10 })]);
+    const b = await agent(hub, "b1", [info("pool", { cap: 4 })], { service: "billing", instance: "bill-1" });
+    const live = await dashboard(hub.url);
+    for (let i = 0; i < 150; i++) {
+      clock += 1000;
+      // Two convoys on db, the first acknowledged; billing leaves at 100 s (agent_down).
+      const convoy = (i >= 20 && i < 35) || (i >= 80 && i < 95);
+      const db = convoy
+        ? sample("db", { inUse: 10, available: 0, waiters: 4, oldestWaitMs: 450, acquired: 20, released: 20, waitMs: summaryOf(...Array<number>(20).fill(400)), holdMs: summaryOf(...Array<number>(20).fill(50)) })
+        : sample("db", { inUse: i % 7 });
+      expect((await request<AckAnswer>(a, "samples", { seq: i, t: clock, intervalMs: 1000, items: [db] })).ok).toBe(true);
+      if (i < 100) expect((await request<AckAnswer>(b, "samples", { seq: i, t: clock, intervalMs: 1000, items: [sample("pool", { cap: 4, inUse: i % 5 })] })).ok).toBe(true);
+      if (i === 100) b.disconnect();
+      if (i === 30) {
+        const id = hub.state().alerts.find((x) => x.rule === "convoy")?.id;
+        expect((await request<AckAnswer>(live.socket, "alert:ack", { id })).ok).toBe(true);
+      }
+    }
+    await hub.close();
+
+    // Restore points every block of ~2 KiB, against a replay with none (each seek back feeds from the start).
+    const points = await replayHub(file, undefined, { blockBytes: 2048, checkpointMinBlocks: 1, maxCheckpoints: 12 });
+    const plain = await replayHub(file, undefined, { maxCheckpoints: 0 });
+    expect(points.session.held.checkpoints).toBeGreaterThan(5);
+    expect(points.session.held.checkpoints).toBeLessThanOrEqual(12);
+    expect(plain.session.held.checkpoints).toBe(0);
+    const controls = [await replayControl(points.url), await replayControl(plain.url)];
+    const uis = [await dashboard(points.url), await dashboard(plain.url)];
+    const keys = ["checkout/web-1/db", "billing/bill-1/pool"];
+    for (const at of [140, 60, 100.5, 10, 130, 31, 85, 0, 150]) {
+      const t = T0 + 250 + at * 1000;
+      for (const c of controls) expect((await request<AckAnswer>(c.socket, "replay:seek", { t })).ok).toBe(true);
+      const [restored, fed] = [await views(uis[0].socket, keys), await views(uis[1].socket, keys)];
+      expect(restored, `at +${at} s`).toEqual(fed);
+    }
+    const alerts = (await views(uis[1].socket, keys)).alerts as { rule: string; acknowledged: boolean; raisedAt: number }[];
+    const convoys = alerts.filter((x) => x.rule === "convoy").sort((x, y) => x.raisedAt - y.raisedAt);
+    expect(convoys.map((x) => x.acknowledged)).toEqual([true, false]);
+    expect(alerts.some((x) => x.rule === "agent_down")).toBe(true);
+  }, 90_000);
 });

@@ -52,11 +52,19 @@ describe("the app's recordings", () => {
     expect(createAppRecorder(userData, { enabled: false, capBytes: 1 << 30 }, () => undefined)).toBeUndefined();
   });
 
-  it("web mode takes --replay, --record-dir and --record-cap-mb, and refuses contradictions", () => {
+  it("web mode takes --replay (with --max-line-mb, --max-text-mb), --record-dir and --record-cap-mb, and refuses contradictions", () => {
     expect(parseLaunchArgs(["--replay", "/tmp/x.ndjson.gz"])).toMatchObject({ replay: "/tmp/x.ndjson.gz", recordDir: undefined });
     expect(parseLaunchArgs(["--record-dir", "/tmp/rec", "--record-cap-mb", "64"])).toMatchObject({ recordDir: "/tmp/rec", recordCapBytes: 64 * 1024 * 1024 });
     expect(() => parseLaunchArgs(["--record-cap-mb", "64"])).toThrow(/needs --record-dir/);
     expect(() => parseLaunchArgs(["--record-dir", "/tmp/r", "--record-cap-mb", "0"])).toThrow(/--record-cap-mb must be/);
     expect(() => parseLaunchArgs(["--replay", "/tmp/x", "--record", "/tmp/y"])).toThrow(/records nothing/);
+    // A replay's reader limits: raised with --max-line-mb / --max-text-mb, which its refusal names.
+    expect(parseLaunchArgs(["--replay", "/tmp/x", "--max-text-mb", "2048", "--max-line-mb", "64"]).replayLimits).toEqual({
+      maxLineBytes: 64 * 1024 * 1024,
+      maxTextBytes: 2048 * 1024 * 1024,
+      raiseWith: { maxLineBytes: "--max-line-mb", maxTextBytes: "--max-text-mb" },
+    });
+    expect(() => parseLaunchArgs(["--replay", "/tmp/x", "--max-text-mb", "0"])).toThrow(/--max-text-mb must be a positive number of MiB/);
+    expect(() => parseLaunchArgs(["--max-text-mb", "2048"])).toThrow(/need --replay/);
   });
 });

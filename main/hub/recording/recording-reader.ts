@@ -5,7 +5,7 @@
 // everything before it is delivered.
 import { createReadStream } from "node:fs";
 import { basename } from "node:path";
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import type { Readable } from "node:stream";
 import { LIMITS } from "../../../shared/protocol/index.js";
@@ -72,11 +72,12 @@ export function describeStop(stop: RecordingStop): string {
 }
 
 /**
- * Streams `file` to `onLine` in order. Rejects only when the file cannot be opened or read at
- * all; damage (bad JSON, a bad payload, cut-short compressed data), the limits, and a line
- * `onLine` refuses (it returns why) end with `stoppedAt`.
+ * Streams `file` to `onLine` in order, with the share of the file read so far (0–1, in steps of
+ * the chunks read). Rejects only when the file cannot be opened or read at all; damage (bad JSON,
+ * a bad payload, cut-short compressed data), the limits, and a line `onLine` refuses (it returns
+ * why) end with `stoppedAt`.
  */
-export async function readRecording(file: string, onLine: (line: AnyRecordLine, n: number) => string | void, limits: ReadLimits = {}): Promise<ReadSummary> {
+export async function readRecording(file: string, onLine: (line: AnyRecordLine, n: number, read: number) => string | void, limits: ReadLimits = {}): Promise<ReadSummary> {
   const maxLine = limits.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxText = limits.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
   const raise = (which: keyof NonNullable<ReadLimits["raiseWith"]>) => {
@@ -84,6 +85,7 @@ export async function readRecording(file: string, onLine: (line: AnyRecordLine, 
     return how === undefined ? "" : ` (raise it with ${how})`;
   };
   const gzip = await isGzipFile(file);
+  const onDisk = (await stat(file)).size;
   const raw = createReadStream(file);
   let fileBytes = 0;
   raw.on("data", (c) => (fileBytes += (c as Buffer).length));
@@ -112,7 +114,7 @@ export async function readRecording(file: string, onLine: (line: AnyRecordLine, 
         stoppedAt = { line: n, byte: lineStart, reason: parsed.reason, reachedT };
         return false;
       }
-      const refused = onLine(parsed.line, n);
+      const refused = onLine(parsed.line, n, onDisk > 0 ? Math.min(1, fileBytes / onDisk) : 1);
       if (typeof refused === "string") {
         stoppedAt = { line: n, byte: lineStart, reason: refused, reachedT };
         return false;

@@ -2,8 +2,9 @@
 // with the hub clock set to the line's time, so the engine and the history (the charts, holders,
 // stacks and alerts) are at each moment what the live hub had. The lines are held compressed in
 // blocks (replay-spool.ts), read forward one block at a time. The cursor moves forward by feeding
-// more lines; backward by building a fresh core and feeding up to the cursor (the engine is pure
-// on its inputs, so that is exact, just slower for long recordings).
+// more lines; backward (or far forward) by restoring the core saved at the nearest earlier restore
+// point (replay-checkpoints.ts, taken as the file is first read) and feeding on from there. The
+// engine is pure on its inputs, so that is exact: what a replay fed from the first line would show.
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { ThresholdsPatch } from "../../../shared/alerts/index.js";
@@ -13,12 +14,13 @@ import pkg from "../../../package.json" with { type: "json" };
 import { HubCore, type AgentRecord } from "../core/hub-core.js";
 import type { AnyRecordLine, RangeLine } from "./recording-line.js";
 import { describeStop, readRecording, type ReadLimits, type ReadSummary } from "./recording-reader.js";
+import { ReplayCheckpoints, type CheckpointLimits, type ReplayPlace } from "./replay-checkpoints.js";
 import { ReplaySpool, SpoolCursor } from "./replay-spool.js";
 import { SEGMENT_SUFFIX, type SegmentStart } from "./recording-rolling.js";
 import { safeName } from "./recording-name.js";
 import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
-export interface ReplaySessionOptions extends ReadLimits {
+export interface ReplaySessionOptions extends ReadLimits, CheckpointLimits {
   /** As the live hub's (HubOptions.maxHistories, maxHistoryBytes); the same defaults. */
   maxHistories?: number;
   maxHistoryBytes?: number;
@@ -48,6 +50,9 @@ export class ReplaySession {
   private readonly resetListeners = new Set<() => void>();
   private readonly statusListeners = new Set<() => void>();
   private readonly spool: ReplaySpool;
+  private readonly checkpoints: ReplayCheckpoints;
+  /** The highest `r` of the lines loaded so far. */
+  private maxR = -Infinity;
   private first: number | null = null;
   private last = 0;
   /** The highest `r` of lines before the first timed one (a saved range's header). */
@@ -63,6 +68,7 @@ export class ReplaySession {
     private readonly opts: ReplaySessionOptions,
   ) {
     this.spool = new ReplaySpool(opts.blockBytes);
+    this.checkpoints = new ReplayCheckpoints(opts);
     this.reader = new SpoolCursor(this.spool);
   }
 
@@ -72,8 +78,9 @@ export class ReplaySession {
    */
   static async open(file: string, opts: ReplaySessionOptions = {}): Promise<ReplaySession> {
     const s = new ReplaySession(file, opts);
-    s.summaryRead = await readRecording(file, (line) => s.load(line), opts);
+    s.summaryRead = await readRecording(file, (line, _n, read) => s.load(line, read), opts);
     s.spool.finish();
+    await s.checkpoints.settled();
     s.marksSorted = [...(s.markMap ?? new Map<string, ReplayMark>()).values()].sort((x, y) => x.at - y.at);
     s.markMap = null;
     // Opened where the story starts: a saved range's start, else the first alert (the end is
@@ -109,8 +116,8 @@ export class ReplaySession {
   }
 
   /** What the replay holds of the recording: its lines, compressed, in blocks. */
-  get held(): { lines: number; blocks: number; bytes: number } {
-    return { lines: this.spool.lines, blocks: this.spool.blockCount, bytes: this.spool.bytes };
+  get held(): { lines: number; blocks: number; bytes: number; checkpoints: number; checkpointBytes: number } {
+    return { lines: this.spool.lines, blocks: this.spool.blockCount, bytes: this.spool.bytes, checkpoints: this.checkpoints.count, checkpointBytes: this.checkpoints.bytes };
   }
 
   /** The core the dashboards read (replaced by a backward seek: listen with onReset). */
@@ -160,7 +167,11 @@ export class ReplaySession {
   /** Moves the cursor to `t` (clamped to the recording). */
   seek(t: number): void {
     const target = Math.min(this.to, Math.max(this.from, t));
-    if (target < this.clock) this.reset();
+    const point = this.checkpoints.before(target);
+    if (target < this.clock || (point !== undefined && point.position > this.position)) {
+      if (point === undefined) this.reset();
+      else this.restore(point);
+    }
     this.advanceTo(target);
     // What a seek changed reaches dashboards as a snapshot, not as a delta.
     this.core.changes.take();
@@ -254,6 +265,16 @@ export class ReplaySession {
     this.skip = 0;
   }
 
+  /** To a restore point: a copy of the core saved there, the recording read on from its block. */
+  private restore(point: Parameters<ReplayCheckpoints["restore"]>[0]): void {
+    this.clock = point.clock;
+    this.core = this.checkpoints.restore(point, this.fresh({}));
+    this.reader = new SpoolCursor(this.spool, point.block);
+    this.position = point.position;
+    this.connection = point.connection;
+    this.skip = point.skip;
+  }
+
   private advanceTo(t: number): void {
     for (let line = this.reader.peek(); line !== undefined && line.r <= t; line = this.reader.peek()) {
       this.reader.take();
@@ -265,7 +286,12 @@ export class ReplaySession {
   }
 
   /** One line as the file is read: kept, and fed on to the end for the timeline's alerts. */
-  private load(line: AnyRecordLine): void {
+  private load(line: AnyRecordLine, read: number): void {
+    if (this.first !== null && this.spool.atBlockStart) {
+      const place: ReplayPlace = { block: this.spool.blockCount, position: this.position, clock: this.clock, maxR: this.maxR, connection: this.connection, skip: this.skip };
+      this.checkpoints.offer(place, this.core, read);
+    }
+    this.maxR = Math.max(this.maxR, line.r);
     this.spool.add(line);
     this.position++;
     if (line.k === "range") {

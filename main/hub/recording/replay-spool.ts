@@ -36,6 +36,11 @@ export class ReplaySpool {
     return this.blocks.length;
   }
 
+  /** True when the next line added starts a block (block `blockCount`). */
+  get atBlockStart(): boolean {
+    return this.pending.length === 0;
+  }
+
   add(line: AnyRecordLine): void {
     const text = JSON.stringify(line);
     if (this.pending.length === 0) this.firstR = line.r;
@@ -76,15 +81,17 @@ export class ReplaySpool {
   }
 }
 
-/** Reads a spool forward, one line at a time; a fresh cursor starts at the first line. */
+/** Reads a spool forward, one line at a time, from the first line of block `block` (default the first). */
 export class SpoolCursor {
-  private block = 0;
   private lines: AnyRecordLine[] = [];
   private i = 0;
   /** Lines taken so far. */
   taken = 0;
 
-  constructor(private readonly spool: ReplaySpool) {}
+  constructor(
+    private readonly spool: ReplaySpool,
+    private block = 0,
+  ) {}
 
   /** The next line without taking it, or undefined at the end. */
   peek(): AnyRecordLine | undefined {

@@ -6,7 +6,7 @@ import { useApp } from "../app/context.js";
 import { Icon } from "../app/widgets.js";
 import { RULE_LABEL } from "../logic/alert-target.js";
 import { evidenceLabel, evidenceStacks, flattenEvidence, isDurationPath, leakHolders } from "../logic/evidence.js";
-import { fmtCount, fmtDuration, fmtWhen } from "../logic/format.js";
+import { fmtCount, fmtDuration, fmtUtc, fmtWhen } from "../logic/format.js";
 import { MUTE_DURATIONS } from "../logic/mutes.js";
 import { useReplayClient } from "../replay/replay-bar.js";
 import { acknowledge, openAlert, targetLabel } from "./alert-actions.js";
@@ -57,6 +57,8 @@ export function EvidenceView({ alert }: { alert: Alert }) {
   const [acking, setAcking] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const now = app.store.now();
+  // A replay says its times as its bar does (UTC), live ones are local.
+  const when = (t: number) => (replay === null ? fmtWhen(t, now) : fmtUtc(t));
   // The ring and the diagnosis get views of their own, not a line per number.
   const { flight: _flight, diagnosis: _diagnosis, ...ruleEvidence } = alert.evidence ?? {};
   const lines = flattenEvidence(ruleEvidence);
@@ -86,15 +88,15 @@ export function EvidenceView({ alert }: { alert: Alert }) {
       <p className="evidence-message">{alert.message}</p>
       <dl className="kv">
         <dt>Raised</dt>
-        <dd className="mono">{fmtWhen(alert.raisedAt, now)}</dd>
+        <dd className="mono">{when(alert.raisedAt)}</dd>
         <dt>Resolved</dt>
-        <dd className="mono">{alert.resolvedAt === null ? <span className="bad-text">still active</span> : `${fmtWhen(alert.resolvedAt, now)} (after ${fmtDuration(alert.resolvedAt - alert.raisedAt)})`}</dd>
+        <dd className="mono">{alert.resolvedAt === null ? <span className="bad-text">still active</span> : `${when(alert.resolvedAt)} (after ${fmtDuration(alert.resolvedAt - alert.raisedAt)})`}</dd>
         <dt>Acknowledged</dt>
         <dd>{alert.acknowledged ? "yes" : "no"}</dd>
       </dl>
       <div className="actions">
         <button className="btn btn-primary btn-sm" onClick={() => openAlert(app, alert, replay)} data-testid="open-alert">
-          <Icon name="link" /> Show at {fmtWhen(alert.raisedAt, now)}
+          <Icon name="link" /> Show at {when(alert.raisedAt)}
         </button>
         {!alert.acknowledged && (
           <button className="btn btn-sm" onClick={() => void ack()} disabled={acking} data-testid="ack">

@@ -53,6 +53,11 @@ export function fmtWhen(epochMs: number, now: number): string {
   return `${month} ${d.getDate()} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
 }
 
+/** "2026-03-04 14:03:27 UTC": a replay's times, the same wherever the recording is opened. */
+export function fmtUtc(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+}
+
 /** "just now", "42s ago", "5m ago", "3h ago". */
 export function fmtAgo(epochMs: number, now: number): string {
   const s = Math.round((now - epochMs) / 1000);

@@ -5,6 +5,7 @@ import { createContext, useContext, useEffect, useMemo, useState, useSyncExterna
 import { isReplayVersion, REPLAY_SPEEDS, type ReplayMark, type ReplayStatus } from "../../../shared/ui-protocol/replay.js";
 import { useApp, useChannel } from "../app/context.js";
 import { RULE_LABEL } from "../logic/alert-target.js";
+import { fmtUtc } from "../logic/format.js";
 import { ReplayClient } from "./replay-client.js";
 import "./replay.css";
 
@@ -55,15 +56,13 @@ export function useReplayEpoch(): number {
 
 const SCRUB_STEP_MS = 100;
 
-const iso = (t: number) => new Date(t).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
-
 /** "Convoy on checkout/web-1/payments": which alert a mark is. */
 function markName(m: ReplayMark): string {
   return `${RULE_LABEL[m.rule]} on ${m.key}`;
 }
 
 function markTitle(m: ReplayMark): string {
-  return `${m.severity} ${m.rule} · ${m.key} · ${iso(m.raisedAt)}${m.resolvedAt === null ? "" : ` → ${iso(m.resolvedAt)}`}\n${m.message}`;
+  return `${m.severity} ${m.rule} · ${m.key} · ${fmtUtc(m.raisedAt)}${m.resolvedAt === null ? "" : ` → ${fmtUtc(m.resolvedAt)}`}\n${m.message}`;
 }
 
 export function ReplayBar() {
@@ -97,7 +96,7 @@ export function ReplayBar() {
         <span>
           {" "}
           of <span data-testid="replay-name">{status.name}</span>: what the live dashboard showed at{" "}
-          <strong data-testid="replay-cursor">{iso(shown)}</strong>. Nothing here is live.
+          <strong data-testid="replay-cursor">{fmtUtc(shown)}</strong>. Nothing here is live.
         </span>
       </div>
       {status.message !== undefined && (
@@ -181,17 +180,17 @@ export function ReplayBar() {
             }}
           />
           <div className="replay-ends">
-            <span>{iso(status.from)}</span>
+            <span>{fmtUtc(status.from)}</span>
             <span>
               {status.marks.length} alert{status.marks.length === 1 ? "" : "s"}
             </span>
-            <span>{iso(status.to)}</span>
+            <span>{fmtUtc(status.to)}</span>
           </div>
         </div>
       </div>
       {here.length > 0 && (
         <div className="replay-here small" data-testid="replay-here">
-          Here: {here.map((m) => `${markName(m)}, raised ${iso(m.raisedAt)}`).join("; ")}
+          Here: {here.map((m) => `${markName(m)}, raised ${fmtUtc(m.raisedAt)}`).join("; ")}
         </div>
       )}
       {status.saveTo !== undefined && <SaveRange client={client} status={status} marking={marking} onMark={setMarking} />}
@@ -232,7 +231,7 @@ function SaveRange({ client, status, marking, onMark }: { client: ReplayClient; 
         Range ends here
       </button>
       <span className="small">
-        {iso(start)} → {iso(end)}
+        {fmtUtc(start)} → {fmtUtc(end)}
       </span>
       <input className="replay-name" data-testid="replay-save-name" placeholder="Name" value={name} onChange={(e) => setName(e.target.value)} aria-label="Name of the saved recording" />
       <button className="btn btn-sm" data-testid="replay-save-button" disabled={name.trim() === "" || start > end} onClick={() => void save()}>

@@ -35,8 +35,8 @@ interface OpenedReplay {
 }
 
 /** A replay hub in a child process over `file`; resolves once it listens. */
-async function replayHubChild(file: string): Promise<OpenedReplay> {
-  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "fixtures/replay-hub.ts"), file], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+async function replayHubChild(file: string, webFlags: string[] = []): Promise<OpenedReplay> {
+  const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "fixtures/replay-hub.ts"), file, ...webFlags], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   onCleanup(async () => {
     if (child.exitCode === null) {
       child.kill("SIGKILL");
@@ -130,6 +130,13 @@ describe("hostile recordings", () => {
     const whole = replayCli([file, "--max-text-mb", "64"]);
     expect(whole.stdout).toContain(`replayed ${recordingLines(20).length + 40_000} lines`);
     expect(whole.stderr).toBe("");
+    // Web mode's replay hub takes the same option, and its message names it.
+    const capped = await replayHubChild(file, ["--max-text-mb", "8"]);
+    expect(capped.status.lines).toBe(replayed);
+    expect(capped.status.message).toContain(`${basename(file)} is more than the 8 MiB of text a replay reads (raise it with --max-text-mb)`);
+    const raised = await replayHubChild(file, ["--max-text-mb", "64"]);
+    expect(raised.status.message).toBeUndefined();
+    expect(raised.status.lines).toBe(recordingLines(20).length + 40_000);
   }, 120_000);
 
   it("a 1.6 MB gzip expanding to ~90 MB of lines: a replay hub opens all of it, holding a small part of it", async () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseRecordLine, type AnyRecordLine } from "../../../../main/hub/recording/recording-line.js";
-import { ReplaySession } from "../../../../main/hub/recording/replay-session.js";
+import { ReplaySession, type ReplaySessionOptions } from "../../../../main/hub/recording/replay-session.js";
 import { ReplaySpool, SpoolCursor } from "../../../../main/hub/recording/replay-spool.js";
 import { recordingLines } from "../../../fixtures/recording.js";
 import { T0 } from "../../../fixtures/protocol.js";
@@ -25,8 +25,8 @@ function parsed(lines: string[]): AnyRecordLine[] {
   });
 }
 
-async function open(file: string, blockBytes?: number): Promise<ReplaySession> {
-  const s = await ReplaySession.open(file, blockBytes === undefined ? {} : { blockBytes });
+async function open(file: string, blockBytes?: number, opts: ReplaySessionOptions = {}): Promise<ReplaySession> {
+  const s = await ReplaySession.open(file, blockBytes === undefined ? opts : { ...opts, blockBytes });
   opened.push(s);
   return s;
 }
@@ -85,6 +85,30 @@ describe("replay spool", () => {
       const straight = await open(file);
       straight.seek(t);
       expect(where(small), `at ${t - T0} ms`).toEqual(where(straight));
+    }
+  });
+
+  it("keeps its restore points within their count and bytes, and seeks right without any", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "semscope-spool-")), "run.ndjson");
+    writeFileSync(file, `${recordingLines(300).join("\n")}\n`);
+    const few = await open(file, 1024, { checkpointMinBlocks: 1, maxCheckpoints: 5 });
+    expect(few.held.blocks).toBeGreaterThan(100);
+    expect(few.held.checkpoints).toBeGreaterThanOrEqual(3);
+    expect(few.held.checkpoints).toBeLessThanOrEqual(5);
+    const onePoint = few.held.checkpointBytes / few.held.checkpoints;
+    const small = await open(file, 1024, { checkpointMinBlocks: 1, maxCheckpointBytes: Math.ceil(onePoint * 2.5) });
+    expect(small.held.checkpoints).toBeGreaterThan(0);
+    expect(small.held.checkpointBytes).toBeLessThanOrEqual(Math.ceil(onePoint * 2.5));
+    // No room for even one: the replay keeps none and feeds every backward seek from the start.
+    const none = await open(file, 1024, { checkpointMinBlocks: 1, maxCheckpointBytes: 1 });
+    expect(none.held).toMatchObject({ checkpoints: 0, checkpointBytes: 0 });
+    const straight = await open(file);
+    for (const t of [T0 + 250_000, T0 + 12_000, T0 + 299_000, T0 + 140_500]) {
+      straight.seek(t);
+      for (const s of [few, small, none]) {
+        s.seek(t);
+        expect(where(s), `at ${t - T0} ms`).toEqual(where(straight));
+      }
     }
   });
 });

@@ -1,0 +1,190 @@
+// A deep copy of an object graph that keeps what plain cloning loses: each object's class
+// (prototype), shared references and cycles, typed-array views over one buffer. Strings, functions
+// and frozen objects are shared, not copied (none can change). Counts roughly the bytes it made,
+// for a caller that must bound what it keeps. A copy made to be kept (`pack`) can have its larger
+// buffers compressed, off the main thread; a copy of that copy unpacks them.
+import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
+
+/** Types a copy would silently get wrong (internal state it cannot reach): refused instead. */
+const REFUSED = [Promise, WeakMap, WeakSet, WeakRef] as const;
+
+type View = ArrayBufferView & { length?: number };
+type ViewConstructor = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => ArrayBufferView;
+
+/** Buffers smaller than this are kept as they are: compressing them saves next to nothing. */
+const PACK_MIN_BYTES = 4096;
+
+/** A buffer of a packed copy: a plain copy until packed, then compressed (history rings compress about 4×). */
+export class PackedBuffer {
+  private data: Buffer | null = null;
+
+  constructor(
+    private raw: Uint8Array | null,
+    readonly byteLength: number,
+    readonly shared: boolean,
+  ) {}
+
+  /** Bytes it holds now. */
+  get held(): number {
+    return this.data?.length ?? this.byteLength;
+  }
+
+  /** Compresses it (in zlib's thread pool when `background`); a failure keeps the plain copy. */
+  pack(background: boolean): Promise<void> {
+    const raw = this.raw;
+    if (raw === null) return Promise.resolve();
+    const done = (data: Buffer) => {
+      this.data = data;
+      this.raw = null;
+    };
+    if (!background) {
+      done(deflateRawSync(raw, { level: 1 }));
+      return Promise.resolve();
+    }
+    return new Promise((resolve) =>
+      deflateRaw(raw, { level: 1 }, (err, data) => {
+        if (err === null) done(data);
+        resolve();
+      }),
+    );
+  }
+
+  unpack(): ArrayBufferLike {
+    const out = this.shared ? new SharedArrayBuffer(this.byteLength) : new ArrayBuffer(this.byteLength);
+    new Uint8Array(out).set(this.data === null ? (this.raw as Uint8Array) : inflateRawSync(this.data));
+    return out;
+  }
+}
+
+/** A typed array over a packed buffer, made again over the unpacked one. */
+class PackedView {
+  constructor(
+    readonly buffer: PackedBuffer,
+    readonly type: ViewConstructor,
+    readonly byteOffset: number,
+    readonly length: number,
+  ) {}
+}
+
+export class StateCopy {
+  /** Estimated bytes of the objects made so far (heap object sizes, approximate), packed buffers aside. */
+  bytes = 0;
+  /** With `pack`: the buffers to compress (PackedBuffer.pack). */
+  readonly packs: PackedBuffer[] = [];
+
+  /**
+   * `memo` maps an original to its copy: preset it to have a value replaced wherever it is met.
+   * `pack`: the larger buffers become PackedBuffers, listed in `packs` to be compressed (a copy
+   * to keep, not to use: copy it again to use it).
+   */
+  constructor(
+    private readonly memo = new Map<unknown, unknown>(),
+    private readonly pack = false,
+  ) {}
+
+  copy<T>(value: T): T {
+    return this.any(value) as T;
+  }
+
+  /** Copies `source`'s own fields onto `target` (same class): target becomes the copy of source. */
+  into<T extends object>(target: T, source: T): T {
+    this.memo.set(source, target);
+    for (const key of Object.keys(source)) (target as Record<string, unknown>)[key] = this.any((source as Record<string, unknown>)[key]);
+    return target;
+  }
+
+  private any(v: unknown): unknown {
+    if (typeof v === "function") return this.memo.get(v) ?? v;
+    if (typeof v !== "object" || v === null) return v;
+    const known = this.memo.get(v);
+    if (known !== undefined) return known;
+    if (Object.isFrozen(v)) return v;
+    if (v instanceof PackedBuffer) return this.keep(v, v.unpack(), v.byteLength);
+    if (v instanceof PackedView) return this.keep(v, new v.type(this.any(v.buffer) as ArrayBufferLike, v.byteOffset, v.length), 64);
+    const shared = typeof SharedArrayBuffer === "function" && v instanceof SharedArrayBuffer;
+    if (v instanceof ArrayBuffer || shared) {
+      const buffer = v as ArrayBufferLike;
+      if (this.pack && buffer.byteLength >= PACK_MIN_BYTES) {
+        const packed = new PackedBuffer(new Uint8Array(buffer).slice(), buffer.byteLength, shared);
+        this.packs.push(packed);
+        return this.keep(v, packed, 64);
+      }
+      const out = shared ? new SharedArrayBuffer(buffer.byteLength) : new ArrayBuffer(buffer.byteLength);
+      new Uint8Array(out).set(new Uint8Array(buffer));
+      return this.keep(v, out, buffer.byteLength);
+    }
+    if (ArrayBuffer.isView(v)) {
+      const buffer = this.any(v.buffer) as ArrayBufferLike | PackedBuffer;
+      const view = v as View;
+      if (v instanceof DataView) {
+        if (buffer instanceof PackedBuffer) throw new TypeError("cannot pack a DataView");
+        return this.keep(v, new DataView(buffer, v.byteOffset, v.byteLength), 64);
+      }
+      const type = v.constructor as ViewConstructor;
+      const length = view.length ?? 0;
+      return this.keep(v, buffer instanceof PackedBuffer ? new PackedView(buffer, type, v.byteOffset, length) : new type(buffer, v.byteOffset, length), 64);
+    }
+    if (Array.isArray(v)) {
+      const out: unknown[] = new Array<unknown>(v.length);
+      this.keep(v, out, 16 + 8 * v.length);
+      for (let i = 0; i < v.length; i++) out[i] = this.any(v[i]);
+      return out;
+    }
+    if (v instanceof Map) {
+      this.plain(v, Map.prototype);
+      const out = new Map<unknown, unknown>();
+      this.keep(v, out, 32 + 40 * v.size);
+      for (const [k, x] of v as Map<unknown, unknown>) out.set(this.any(k), this.any(x));
+      return out;
+    }
+    if (v instanceof Set) {
+      this.plain(v, Set.prototype);
+      const out = new Set<unknown>();
+      this.keep(v, out, 32 + 24 * v.size);
+      for (const x of v as Set<unknown>) out.add(this.any(x));
+      return out;
+    }
+    if (v instanceof Date) return this.keep(v, new Date(v.getTime()), 32);
+    if (v instanceof RegExp) return v;
+    for (const T of REFUSED) if (v instanceof T) throw new TypeError(`cannot copy a ${T.name}`);
+    const out = Object.create(Object.getPrototypeOf(v) as object | null) as Record<string, unknown>;
+    const keys = Object.keys(v);
+    this.keep(v, out, 16 + 8 * keys.length);
+    for (const key of keys) out[key] = this.any((v as Record<string, unknown>)[key]);
+    return out;
+  }
+
+  private keep<T>(original: unknown, copy: T, bytes: number): T {
+    this.memo.set(original, copy);
+    this.bytes += bytes;
+    return copy;
+  }
+
+  /** A Map or Set subclass may hold state of its own the copy would lose. */
+  private plain(v: object, proto: object): void {
+    if (Object.getPrototypeOf(v) !== proto) throw new TypeError(`cannot copy a ${v.constructor.name}`);
+  }
+}
+
+/**
+ * Maps each closure found in `saved` to the one at the same place in `fresh` (an object built by
+ * the same constructor): a copy of `saved` made with these acts on its own state, not saved's.
+ */
+export function pairClosures(saved: object, fresh: object, out = new Map<unknown, unknown>(), seen = new Set<object>()): Map<unknown, unknown> {
+  if (seen.has(saved)) return out;
+  seen.add(saved);
+  for (const key of Object.keys(saved)) {
+    const a = (saved as Record<string, unknown>)[key];
+    const b = (fresh as Record<string, unknown>)[key];
+    if (typeof a === "function" && typeof b === "function") {
+      if (a !== b) out.set(a, b);
+    } else if (isRecord(a) && isRecord(b)) {
+      pairClosures(a, b, out, seen);
+    }
+  }
+  return out;
+}
+
+function isRecord(v: unknown): v is object {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v) && !(v instanceof Map) && !(v instanceof Set) && !(v instanceof ArrayBuffer);
+}

@@ -1,0 +1,71 @@
+// The copy a replay's restore points are made of (state-copy.ts): independent of the original,
+// with its classes, shared references, cycles and views over one buffer kept, packed and unpacked
+// back to the same values, and its closures pointed at a fresh object's state.
+import { describe, expect, it } from "vitest";
+import { pairClosures, StateCopy } from "../../../../main/hub/recording/state-copy.js";
+
+class Ring {
+  readonly buffer = new ArrayBuffer(64 * 1024);
+  readonly a = new Float64Array(this.buffer, 0, 4096);
+  readonly b = new Uint32Array(this.buffer, 32 * 1024, 8192);
+  readonly byKey = new Map<string, { n: number; ring?: Ring }>();
+  readonly seen = new Set<string>();
+  count = 0;
+  readonly onChange = () => this.count++;
+  total(): number {
+    return this.a.reduce((s, x) => s + x, 0) + this.b.reduce((s, x) => s + x, 0);
+  }
+}
+
+function filled(): Ring {
+  const r = new Ring();
+  for (let i = 0; i < 4096; i++) r.a[i] = i % 7;
+  for (let i = 0; i < 8192; i++) r.b[i] = i % 5;
+  r.byKey.set("x", { n: 1, ring: r });
+  r.seen.add("x");
+  return r;
+}
+
+describe("state copy", () => {
+  it("copies classes, maps, sets, cycles and views over one buffer, independent of the original", () => {
+    const r = filled();
+    const copy = new StateCopy().copy(r);
+    expect(copy).toBeInstanceOf(Ring);
+    expect(copy.total()).toBe(r.total());
+    expect(copy.byKey.get("x")?.ring).toBe(copy);
+    // The two views still share one (new) buffer.
+    expect(copy.a.buffer).toBe(copy.buffer);
+    expect(copy.b.buffer).toBe(copy.buffer);
+    expect(copy.buffer).not.toBe(r.buffer);
+    copy.a[0] = 100;
+    copy.byKey.set("y", { n: 2 });
+    copy.seen.add("y");
+    expect(r.a[0]).toBe(0);
+    expect([...r.byKey.keys()]).toEqual(["x"]);
+    expect([...r.seen]).toEqual(["x"]);
+  });
+
+  it("packs its buffers (compressed) and unpacks them to the same values", async () => {
+    const r = filled();
+    const keep = new StateCopy(undefined, true);
+    const kept = keep.copy(r);
+    expect(keep.packs).toHaveLength(1);
+    await Promise.all(keep.packs.map((p) => p.pack(true)));
+    expect(keep.packs[0].held).toBeLessThan(r.buffer.byteLength / 4);
+    r.a[1] = 999;
+    const back = new StateCopy().copy(kept);
+    expect(back.a[1]).toBe(1);
+    expect(back.b.buffer).toBe(back.buffer);
+    expect(back.total()).toBe(filled().total());
+  });
+
+  it("points a copy's closures at the object it is copied into, and refuses what it cannot copy", () => {
+    const saved = filled();
+    const fresh = new Ring();
+    const restored = new StateCopy(pairClosures(saved, fresh)).into(fresh, saved);
+    restored.onChange();
+    expect(restored.count).toBe(1);
+    expect(saved.count).toBe(0);
+    expect(() => new StateCopy().copy({ w: new WeakMap() })).toThrow(/cannot copy a WeakMap/);
+  });
+});
