@@ -144,6 +144,8 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
         windowBytes: core.engine.windowBytes(),
         recording: core.recording,
         alertForwarding: deps.forwarding(),
+        // What the caps hold and refused (agents, semaphores, identity takeovers); none in a replay.
+        ...(core.admission !== undefined ? { admission: core.admission() } : {}),
       });
     }
     if (path === "/api/history") {
