@@ -44,8 +44,8 @@ const STATUSES = ["ok", "saturated", "convoy", "leak"] as const;
 const DEST_LABELS = ["destination", "url"] as const;
 type DestLabel = (typeof DEST_LABELS)[number];
 
-/** Rows per slice: a slice of the widest family (4 series a row) is 400 lines, about a ms. */
-const SLICE_ROWS = 100;
+/** Rows per slice: a slice of the widest family (4 series a row) is 200 lines, about a ms on an idle core. */
+const SLICE_ROWS = 50;
 /** How long a finished render serves later scrapes: about a scrape interval's jitter. */
 export const DEFAULT_SHARE_MS = 1000;
 
