@@ -35,16 +35,16 @@ function quiet(id: string): Sample {
   return { id, cap: 10, inUse: 0, available: 10, waiters: 0, oldestWaitMs: 0, acquired: 0, released: 0, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0, waitMs: s, holdMs: s, longestHoldMs: 0 };
 }
 
-/** One flood agent: hello, register PER_AGENT new names, one batch, gone. Returns how many answers were refusals. */
-async function floodAgent(url: string, name: string): Promise<number> {
+/** One flood agent: hello, register `perAgent` new names, one batch, gone. Returns how many answers were refusals. */
+export async function floodAgent(url: string, name: string, perAgent = PER_AGENT, from = FROM): Promise<number> {
   // engine.io-client hands localAddress to ws in Node; its types leave it out.
-  const socket = io(`${url}/agent`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 }, ...({ localAddress: FROM } as object) });
+  const socket = io(`${url}/agent`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 }, ...({ localAddress: from } as object) });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());
     socket.once("connect_error", reject);
   });
   const ask = (event: string, payload: unknown) => socket.timeout(60_000).emitWithAck(event, payload) as Promise<{ ok: boolean }>;
-  const ids = Array.from({ length: PER_AGENT }, (_, i) => `${name}-${i}`);
+  const ids = Array.from({ length: perAgent }, (_, i) => `${name}-${i}`);
   let refused = 0;
   const hello = await ask("hello", { agentId: name, service: "flood", instance: name, pid: 1, host: "flood", runtime: "node", agentVersion: "0", startedAt: Date.now() });
   if (hello.ok) {
@@ -56,7 +56,11 @@ async function floodAgent(url: string, name: string): Promise<number> {
   return refused;
 }
 
-async function side(label: string, admission: object, rounds: number, agents: number, log: (line: string) => void): Promise<FloodSide> {
+/** What one flood agent does (the `k`th of its round), returning its refusals. */
+export type Flooder = (url: string, name: string, k: number) => Promise<number>;
+
+/** A hub child with `admission`'s caps, its memory before and after `rounds` of `agents` flooders. */
+export async function side(label: string, admission: object, rounds: number, agents: number, log: (line: string) => void, flood: Flooder = (url, name) => floodAgent(url, name)): Promise<FloodSide> {
   const hub: Child<Msg> = spawnChild<Msg>("./name-flood-hub.ts", { BENCH_ADMISSION: JSON.stringify(admission) }, ["--expose-gc", ...HUB_NODE_FLAGS]);
   const { url } = await hub.next("listening", 60_000);
   hub.send("mem");
@@ -65,7 +69,7 @@ async function side(label: string, admission: object, rounds: number, agents: nu
   for (let r = 0; r < rounds; r++) {
     // A few at a time, as a flooding process would open them.
     for (let i = 0; i < agents; i += 4) {
-      const batch = Array.from({ length: Math.min(4, agents - i) }, (_, j) => floodAgent(url, `${label}-r${r}-a${i + j}`));
+      const batch = Array.from({ length: Math.min(4, agents - i) }, (_, j) => flood(url, `${label}-r${r}-a${i + j}`, i + j));
       for (const n of await Promise.all(batch)) refused += n;
     }
     log(`  name flood (${label}): round ${r + 1} of ${rounds} sent`);

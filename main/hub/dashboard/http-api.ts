@@ -125,10 +125,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
 
     if (path === "/metrics") {
       if (!allow(res, req.method, "GET")) return;
-      const text = await deps.metrics.render();
-      res.writeHead(200, { "Content-Type": deps.metrics.contentType, "Cache-Control": "no-store" });
-      res.end(text);
-      return;
+      return deps.metrics.serve(res);
     }
     if (path === "/api/state") return allow(res, req.method, "GET") ? json(res, 200, apiState(core.state())) : undefined;
     if (path === "/api/alerts") return allow(res, req.method, "GET") ? json(res, 200, { alerts: core.engine.allAlerts() }) : undefined;
@@ -147,6 +144,8 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
         windowBytes: core.engine.windowBytes(),
         recording: core.recording,
         alertForwarding: deps.forwarding(),
+        // What the caps hold and refused (agents, semaphores, identity takeovers); none in a replay.
+        ...(core.admission !== undefined ? { admission: core.admission() } : {}),
       });
     }
     if (path === "/api/history") {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { sampleSchema } from "../../../../shared/protocol/index.js";
-import { agent, cleanupAll, getJson, info, request, sample, startHub, T0, type AckAnswer } from "../helpers.js";
+import { agent, cleanupAll, client, getJson, hello, info, request, sample, startHub, T0, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 
@@ -117,6 +117,28 @@ describe("GET /api/alerts and POST /api/alerts/:id/ack", () => {
     expect(acked.body.alert.acknowledged).toBe(true);
     expect((await getJson(hub, "/api/alerts/nope/ack", { method: "POST" })).status).toBe(404);
     expect((await getJson(hub, `/api/alerts/${encodeURIComponent(id)}/ack`)).status).toBe(405);
+  });
+});
+
+describe("GET /api/stats", () => {
+  it("counts what the caps refused, per cause, beside what they hold", async () => {
+    const hub = await startHub({ admission: { maxAgents: 2, maxSemaphores: 3 } });
+    const ask = async (agentId: string, over: Parameters<typeof hello>[1] = {}) => request<AckAnswer>(await client(hub.url, "/agent"), "hello", hello(agentId, over));
+    const a1 = await agent(hub, "a1", [info("db"), info("cache")], { instance: "web-1" });
+    await agent(hub, "a2", [], { instance: "web-2" });
+    // Both agents live: a third is refused, as is a second connection speaking for a1.
+    expect((await ask("a3", { instance: "web-3" })).error).toMatch(/^agent limit reached/);
+    expect((await ask("a1", { instance: "web-1" })).error).toMatch(/^agentId already connected/);
+    expect((await request<AckAnswer>(a1, "register", { semaphores: [info("db"), info("cache"), info("queue"), info("mail")] })).error).toMatch(/^semaphore limit reached/);
+    const { status, body } = await getJson<{ admission: unknown }>(hub, "/api/stats");
+    expect(status).toBe(200);
+    expect(body.admission).toEqual({
+      agents: 2,
+      semaphores: 2,
+      limits: { maxAgents: 2, maxAgentsPerAddress: 1000, maxSemaphores: 3, maxSemaphoresPerAddress: 10_000 },
+      refused: { agents: 1, semaphores: 1, identity: 1 },
+      evictedAgents: 0,
+    });
   });
 });
 

@@ -1,0 +1,193 @@
+// The /metrics case: a hub holding 10,000 semaphores (its design scale), scraped. First single
+// scrapes, each after the hub's share window so each renders afresh: how long a scraper waits for
+// the whole body, and the longest the hub's event loop was held meanwhile. Then a siege: four
+// scrapers back to back while an honest agent sends a batch every 100 ms: its ack latencies and
+// the loop's longest block, beside a window of the agent alone (the machine's own noise).
+// Alone: `node --import tsx bench/hub/metrics-scrape.ts` (BENCH_SCRAPE_SEMAPHORES, BENCH_SCRAPE_MS).
+import { io, type Socket } from "socket.io-client";
+import { HUB_NODE_FLAGS } from "../../main/hub/node-flags.js";
+import { HISTORY_FULL_BYTES } from "../../shared/history/index.js";
+import { spawnChild, type Child } from "./child.js";
+import { percentile } from "./report.js";
+import { hello, infos, SemaphoreModel } from "./workload.js";
+
+type ScraperMsg = { type: "ready" } | { type: "done"; times: number[] };
+type Msg = { type: "listening"; url: string } | { type: "loop"; maxMs: number; p99Ms: number; gcMaxMs: number; rss: number };
+
+export interface MetricsScrapeResult {
+  readonly semaphores: number;
+  readonly bytes: number;
+  /** Whole-body times of the single scrapes, ms, sorted. */
+  readonly renderMs: number[];
+  readonly renderLoopMaxMs: number;
+  readonly renderGcMaxMs: number;
+  /** The honest agent alone, then with the scrapers. */
+  readonly quiet: Window;
+  readonly siege: Window;
+}
+
+interface Honest {
+  readonly socket: Socket;
+  readonly models: SemaphoreModel[];
+  seq: number;
+}
+
+interface Window {
+  readonly scrapes: number;
+  readonly acks: number;
+  readonly lost: number;
+  readonly ackP50: number;
+  readonly ackP99: number;
+  readonly ackMax: number;
+  readonly loopMaxMs: number;
+  readonly loopP99Ms: number;
+  readonly gcMaxMs: number;
+  readonly rssMb: number;
+}
+
+/** The load's address; the honest agent comes from 127.0.0.1. */
+const FROM = "127.0.0.2";
+const PER_AGENT = 1000;
+const SCRAPERS = 4;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function connect(url: string, from?: string): Promise<Socket> {
+  // engine.io-client hands localAddress to ws in Node; its types leave it out.
+  const s = io(`${url}/agent`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 }, ...(from !== undefined ? ({ localAddress: from } as object) : {}) });
+  await new Promise<void>((resolve, reject) => {
+    s.once("connect", () => resolve());
+    s.once("connect_error", reject);
+  });
+  return s;
+}
+
+async function ask(s: Socket, event: string, payload: unknown): Promise<void> {
+  const ack = (await s.timeout(120_000).emitWithAck(event, payload)) as { ok: boolean; error?: string };
+  if (!ack.ok) throw new Error(`${event} refused: ${ack.error ?? "?"}`);
+}
+
+/** Agents from FROM holding `semaphores` semaphores, three batches of samples each, left connected. */
+async function load(url: string, semaphores: number): Promise<Socket[]> {
+  const sockets: Socket[] = [];
+  for (let a = 0; a * PER_AGENT < semaphores; a++) {
+    const s = await connect(url, FROM);
+    sockets.push(s);
+    const list = infos(Math.min(PER_AGENT, semaphores - a * PER_AGENT));
+    const models = list.map((info, i) => new SemaphoreModel(info, a * PER_AGENT + i));
+    await ask(s, "hello", hello(`scrape-load-${a}`, a));
+    await ask(s, "register", { semaphores: list });
+    for (let seq = 0; seq < 3; seq++) await ask(s, "samples", { seq, t: Date.now(), intervalMs: 1000, items: models.map((m) => m.sample()) });
+  }
+  return sockets;
+}
+
+async function scrape(url: string): Promise<{ ms: number; bytes: number }> {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/metrics`);
+  const body = await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`/metrics: HTTP ${res.status}`);
+  return { ms: performance.now() - t0, bytes: body.byteLength };
+}
+
+/**
+ * `ms` of the honest agent sending a batch every 100 ms while `scrapers` scrape back to back:
+ * its ack latencies, and the hub's event loop over the window.
+ */
+async function honestWindow(hub: Child<Msg>, honest: Honest, ms: number, scrapers: number, url: string): Promise<Window> {
+  const scraping = scrapers === 0 ? undefined : spawnChild<ScraperMsg>("./scrapers.ts", { BENCH_URL: url, BENCH_SCRAPERS: String(scrapers) });
+  if (scraping !== undefined) await scraping.next("ready", 60_000);
+  hub.send("mark");
+  scraping?.send("go");
+  const acks: number[] = [];
+  let lost = 0;
+  const until = Date.now() + ms;
+  const sends: Promise<void>[] = [];
+  const agentLoop = (async () => {
+    while (Date.now() < until) {
+      const t0 = performance.now();
+      sends.push(
+        honest.socket
+          .timeout(60_000)
+          .emitWithAck("samples", { seq: honest.seq++, t: Date.now(), intervalMs: 100, items: honest.models.map((m) => m.sample()) })
+          .then((a: { ok: boolean }) => void (a.ok ? acks.push(performance.now() - t0) : lost++))
+          .catch(() => void lost++),
+      );
+      await sleep(100);
+    }
+  })();
+  await agentLoop;
+  let scrapes = 0;
+  if (scraping !== undefined) {
+    scraping.send("stop");
+    scrapes = (await scraping.next("done", 120_000)).times.length;
+    await scraping.stop();
+  }
+  await Promise.all(sends);
+  hub.send("loop");
+  const loop = await hub.next("loop", 60_000);
+  acks.sort((a, b) => a - b);
+  return { scrapes, acks: acks.length, lost, ackP50: percentile(acks, 50), ackP99: percentile(acks, 99), ackMax: acks.at(-1) ?? Number.NaN, loopMaxMs: loop.maxMs, loopP99Ms: loop.p99Ms, gcMaxMs: loop.gcMaxMs, rssMb: loop.rss / 2 ** 20 };
+}
+export async function metricsScrape(log: (line: string) => void, semaphores = Number(process.env.BENCH_SCRAPE_SEMAPHORES ?? 10_000), siegeMs = Number(process.env.BENCH_SCRAPE_MS ?? 10_000)): Promise<MetricsScrapeResult> {
+  const room = semaphores + 100;
+  const options = { maxHistories: room, maxHistoryBytes: room * HISTORY_FULL_BYTES, agentAddressBudget: { itemsPerSecond: 10_000_000, burst: 10_000_000 }, admission: { maxSemaphoresPerAddress: room, maxSemaphores: 2 * room } };
+  // BENCH_SERVER_NODE_ARGS: more node flags for the hub child (e.g. "--trace-gc"), as in run.ts.
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  const hub: Child<Msg> = spawnChild<Msg>("./scrape-hub.ts", { BENCH_HUB_OPTIONS: JSON.stringify(options) }, [...HUB_NODE_FLAGS, ...extra]);
+  const { url } = await hub.next("listening", 60_000);
+  const sockets = await load(url, semaphores);
+  log(`  /metrics: ${semaphores} semaphores loaded; single scrapes`);
+
+  await scrape(url);
+  await sleep(1500);
+  hub.send("mark");
+  const single: { ms: number; bytes: number }[] = [];
+  for (let i = 0; i < 5; i++) {
+    single.push(await scrape(url));
+    // Past the window in which the hub shares a render among scrapes.
+    await sleep(1500);
+  }
+  hub.send("loop");
+  const renderLoop = await hub.next("loop", 60_000);
+
+  log(`  /metrics: an honest agent sending every 100 ms, ${siegeMs / 1000} s alone, then ${siegeMs / 1000} s with ${SCRAPERS} scrapers`);
+  const socket = await connect(url);
+  sockets.push(socket);
+  const honestList = infos(10);
+  const honest: Honest = { socket, models: honestList.map((info, i) => new SemaphoreModel(info, 1_000_000 + i)), seq: 0 };
+  await ask(socket, "hello", hello("scrape-honest", 1));
+  await ask(socket, "register", { semaphores: honestList });
+  const quiet = await honestWindow(hub, honest, siegeMs, 0, url);
+  const siege = await honestWindow(hub, honest, siegeMs, SCRAPERS, url);
+  for (const s of sockets) s.disconnect();
+  await hub.stop();
+  return {
+    semaphores,
+    bytes: single[0]?.bytes ?? 0,
+    renderMs: single.map((s) => s.ms).sort((a, b) => a - b),
+    renderLoopMaxMs: renderLoop.maxMs,
+    renderGcMaxMs: renderLoop.gcMaxMs,
+    quiet,
+    siege,
+  };
+}
+
+export function metricsScrapeLines(r: MetricsScrapeResult): string[] {
+  const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "-");
+  const row = (label: string, w: Window) =>
+    `  ${label}: ${w.scrapes} scrapes; honest agent ${w.acks} acks (${w.lost} lost), p50 ${ms(w.ackP50)} / p99 ${ms(w.ackP99)} / max ${ms(w.ackMax)} ms; loop block max ${ms(w.loopMaxMs)} ms (p99 ${ms(w.loopP99Ms)}), longest GC pause ${ms(w.gcMaxMs)} ms; hub rss ${w.rssMb.toFixed(0)} MB`;
+  const pass = r.siege.loopMaxMs <= 50 && r.renderLoopMaxMs <= 50 && r.siege.ackP99 < 50;
+  return [
+    `/metrics at ${r.semaphores} semaphores: ${(r.bytes / 2 ** 20).toFixed(1)} MB a scrape`,
+    `  single scrapes: whole body in ${r.renderMs.map(ms).join(", ")} ms; longest loop block ${ms(r.renderLoopMaxMs)} ms, GC pause ${ms(r.renderGcMaxMs)} ms`,
+    row("no scraper", r.quiet),
+    row(`${SCRAPERS} scrapers back to back`, r.siege),
+    `  ${pass ? "PASS" : "FAIL"} no loop block over 50 ms and ack p99 under 50 ms while scraped`,
+  ];
+}
+
+if (/metrics-scrape\.ts$/.test(process.argv[1] ?? "")) {
+  const r = await metricsScrape((line) => process.stderr.write(`${line}\n`));
+  process.stdout.write(`${metricsScrapeLines(r).join("\n")}\n`);
+  process.exit(0);
+}
