@@ -5,6 +5,8 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Diagnosis } from "../../../shared/diagnosis/index.js";
+import type { Alert } from "../../../shared/protocol/types.js";
 import { startDashboard, until, type DashboardRig } from "../browser.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures/ui-agent.ts");
@@ -37,6 +39,11 @@ async function hoverEach(page: Page): Promise<string[]> {
   }
   await page.mouse.move(0, 0);
   return [...texts];
+}
+
+/** The alerts the page's store holds. */
+function pageAlerts(page: Page): Promise<Alert[]> {
+  return page.evaluate(() => (window as unknown as { __semscope: { store: { alertList(): Alert[] } } }).__semscope.store.alertList());
 }
 
 describe("an adaptive limit's changes on the detail chart (web mode, a real agent)", () => {
@@ -78,4 +85,32 @@ describe("an adaptive limit's changes on the detail chart (web mode, a real agen
     expect(reopened).toContain(cut);
     expect(browser.errors).toEqual([]);
   }, 90_000);
+
+  it("says the limit, not the demand, made the queue: in the Little's-law panel and under the convoy alert, with the limit's reason", async () => {
+    const { page, browser } = rig as DashboardRig;
+    // The callers outnumber the cut limit: they queue, and the queue is a convoy.
+    const lowered = (l: Alert[]) => l.find((a) => a.rule === "convoy" && a.key === KEY && (a.evidence?.diagnosis as Diagnosis | undefined)?.cause === "cap_lowered");
+    const alert = lowered(await until("a convoy diagnosed cap_lowered", () => pageAlerts(page), (l) => lowered(l) !== undefined, 30_000)) as Alert;
+    const d = alert.evidence?.diagnosis as Diagnosis;
+    expect(d.headline).toMatch(/^The limit, not the demand: the adaptive limit cut N from \d+ to \d+$/);
+    expect(d.numbers.capLoweredBy).toBe("adaptive");
+    expect(d.numbers.capReason).toMatch(/^latency rose from/);
+
+    // The detail view's panel names the same cause from the same rows.
+    const verdict = page.getByTestId("littles-verdict");
+    await until("the panel's cause", () => verdict.getAttribute("data-cause"), (c) => c === "cap_lowered", 15_000);
+    expect(await verdict.textContent()).toContain("Limit lowered: The limit, not the demand");
+
+    // And the alert's evidence shows it, with the reason and the N it fell from.
+    await page.getByTestId("alerts-tab").click();
+    await page.getByTestId("alerts").waitFor();
+    await page.locator(`.alert-item[data-alert-id="${alert.id}"]`).click();
+    const shown = page.getByTestId("evidence").getByTestId("diagnosis");
+    await until("the diagnosis shown", () => shown.getAttribute("data-cause"), (c) => c === "cap_lowered", 10_000);
+    const text = (await shown.textContent()) ?? "";
+    expect(text).toContain("Limit lowered");
+    expect(text).toMatch(/latency rose from [\d.]+ ms to [\d.]+ ms at in-flight \d+/);
+    expect(await shown.getByTestId("cap-before").textContent()).toMatch(/^\d+ \(lowered by the adaptive limit\)$/);
+    expect(browser.errors).toEqual([]);
+  }, 60_000);
 });
