@@ -16,7 +16,8 @@ import {
   type SemaphoreOptions,
   type SharedSemaphoreOptions,
 } from "./options.js";
-import { AdaptiveCap } from "./adaptive/adaptive-cap.js";
+import type { AdaptiveCap } from "./adaptive/adaptive-cap.js";
+import { AdjustableCap } from "./adjustable-cap.js";
 import { checkAdaptive, type CheckedAdaptive } from "./adaptive/adaptive-options.js";
 import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIMEOUT } from "./flight-recorder.js";
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
@@ -26,7 +27,7 @@ import { emptySummary, takeIntervalCounts, zeroCounters } from "./counters.js";
 import { DenseHist } from "../../shared/histogram.js";
 import { RATE_WINDOW_GRANTS, SemaphoreCore, type SemaphoreCounters } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
-import { ReplicaShare } from "./share/replica-share.js";
+import type { ReplicaShare } from "./share/replica-share.js";
 import { checkShareOptions, type ShareConfig } from "./share/share-options.js";
 
 export type { SemaphoreCounters } from "./semaphore-core.js";
@@ -80,24 +81,17 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     this.budget = o.budget;
     this.stacks = o.leakThresholdMs !== undefined;
     register(this);
-    const setCap = (n: number): void => {
-      if (!this.closed && n !== this.cap) this.resize(n);
-    };
-    if (o.adaptive !== undefined) {
-      const adaptive = new AdaptiveCap(o.adaptive, { setCap });
-      this.adaptive = adaptive;
-      this.latencyWindow = adaptive;
-      // Under a replica budget the share is the ceiling the limit moves beneath.
-      if (o.share !== undefined) adaptive.setCeiling(o.permits);
-    }
-    if (o.share !== undefined) {
-      const adaptive = this.adaptive;
-      this.replicaShare = new ReplicaShare(
-        o.share,
-        o.budget as number,
-        adaptive === undefined ? { cap: () => this.cap, setCap } : { cap: () => adaptive.ceiling, setCap: (n) => adaptive.setCeiling(n) },
-      );
-      this.replicaShare.start();
+    if (o.adaptive !== undefined || o.share !== undefined) {
+      // The same wiring as an adapter's (adjustable-cap.ts): under a replica budget the share is the ceiling the limit moves beneath.
+      const driver = new AdjustableCap({ adaptive: o.adaptive, share: o.share }, o.budget, o.permits, {
+        cap: () => this.cap,
+        setCap: (n) => {
+          if (!this.closed) this.resize(n);
+        },
+      });
+      this.adaptive = driver.adaptive;
+      this.replicaShare = driver.share;
+      if (driver.adaptive !== undefined) this.latencyWindow = driver.adaptive;
     }
   }
 
