@@ -3,7 +3,7 @@
 // on release, a replica budget's share (`share: "replicas"`), or both, the share then the ceiling.
 // A lower cap never stops what holds a permit: the Semaphore (resize) and the libraries (their
 // concurrency setters) start nothing new until the running ones are under it.
-import type { Sample } from "../../shared/protocol/types.js";
+import { LIMITS, type Sample, type SampleLimit, type SampleLimitChange } from "../../shared/protocol/types.js";
 import { AdaptiveCap } from "./adaptive/adaptive-cap.js";
 import { checkAdaptive, type CheckedAdaptive } from "./adaptive/adaptive-options.js";
 import { ReplicaShare } from "./share/replica-share.js";
@@ -43,6 +43,9 @@ export function startingCap(o: CheckedCapOptions, current: number): number {
 export class AdjustableCap {
   readonly adaptive: AdaptiveCap | undefined;
   readonly share: ReplicaShare | undefined;
+  /** The adaptive limit's changes that moved the cap since the last sample, oldest first. */
+  private pending: SampleLimit[] = [];
+  private seen: SampleLimit | undefined;
 
   /** Sets the target's cap to `initial` (see startingCap) and starts the share's heartbeats. */
   constructor(o: CheckedCapOptions, budget: number | undefined, initial: number, target: CapTarget) {
@@ -51,7 +54,15 @@ export class AdjustableCap {
     };
     setCap(initial);
     if (o.adaptive !== undefined) {
-      this.adaptive = new AdaptiveCap(o.adaptive, { setCap });
+      const adaptive = new AdaptiveCap(o.adaptive, {
+        setCap: (n) => {
+          this.noteChange(adaptive.lastChange);
+          setCap(n);
+        },
+      });
+      this.adaptive = adaptive;
+      // "initial limit" is not a change.
+      this.seen = adaptive.lastChange;
       if (o.share !== undefined) this.adaptive.setCeiling(initial);
     }
     if (o.share !== undefined) {
@@ -61,10 +72,22 @@ export class AdjustableCap {
     }
   }
 
-  /** The limit and share blocks for a sample (docs/protocol.md). */
+  /** The limit and share blocks for a sample (docs/protocol.md): the last change, with the interval's earlier ones. */
   fill(s: Sample): void {
     if (this.share !== undefined) s.share = this.share.state();
-    if (this.adaptive !== undefined) s.limit = this.adaptive.lastChange;
+    if (this.adaptive === undefined) return;
+    const last = this.adaptive.lastChange;
+    const earlier: SampleLimitChange[] = this.pending.filter((c) => c !== last);
+    this.pending = [];
+    s.limit = earlier.length === 0 ? last : { ...last, earlier: earlier.slice(-LIMITS.maxLimitChanges) };
+  }
+
+  /** A change of the limit is reported with the cap it moved (AdaptiveCap calls setCap after keeping it). */
+  private noteChange(c: SampleLimit): void {
+    if (c === this.seen) return;
+    this.seen = c;
+    this.pending.push(c);
+    if (this.pending.length > LIMITS.maxLimitChanges + 1) this.pending.shift();
   }
 
   stop(): void {

@@ -66,6 +66,8 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   private readonly replicaShare: ReplicaShare | undefined;
   /** With permits: { adaptive }: what moves the cap with measured latency. */
   private readonly adaptive: AdaptiveCap | undefined;
+  /** What moves the cap (either of the two above), and fills their blocks in a sample. */
+  private readonly capDriver: AdjustableCap | undefined;
   /** The totals, cap and permits in use at the previous sample (made by the first one: a semaphore nobody samples never needs it). */
   private lastSampled: (SemaphoreCounters & { cap: number; used: number }) | undefined;
 
@@ -89,6 +91,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
           if (!this.closed) this.resize(n);
         },
       });
+      this.capDriver = driver;
       this.adaptive = driver.adaptive;
       this.replicaShare = driver.share;
       if (driver.adaptive !== undefined) this.latencyWindow = driver.adaptive;
@@ -289,8 +292,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       holdMs: holdHist === null ? emptySummary() : holdHist.summary(),
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
     };
-    if (this.replicaShare !== undefined) s.share = this.replicaShare.state();
-    if (this.adaptive !== undefined) s.limit = this.adaptive.lastChange;
+    this.capDriver?.fill(s);
     // A histogram that saw nothing this interval is let go; the next value makes a new one.
     if (waitHist !== null) {
       if (waitHist.count === 0) this.waitHist = null;

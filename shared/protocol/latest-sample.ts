@@ -9,7 +9,7 @@
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
 import { quietSample } from "./sample-activity.js";
 import { HOLD_AT, PAIRS_AT, readSampleNumbers, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
-import type { Sample, SampleGlobal, SampleLimit, SampleShare, SparseHist, Summary } from "./types.js";
+import type { Sample, SampleGlobal, SampleLimit, SampleLimitChange, SampleShare, SparseHist, Summary } from "./types.js";
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
 const INITIAL_PAIRS = 8;
@@ -20,6 +20,11 @@ const IN_USE = SAMPLE_NUMBERS.indexOf("inUse");
 const WAITERS = SAMPLE_NUMBERS.indexOf("waiters");
 
 const NO_CHANGES: readonly SampleLimit[] = Object.freeze([]);
+
+function withoutEarlier(l: SampleLimit): SampleLimitChange {
+  const { earlier: _, ...change } = l;
+  return change;
+}
 
 function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
   const n = v[at + 5];
@@ -83,7 +88,11 @@ export class LatestSample {
     this.global = s.global;
     this.share = s.share;
     this.limit = s.limit;
-    if (s.limit !== undefined) this.noteChange(s.limit);
+    if (s.limit !== undefined) {
+      const earlier = s.limit.earlier;
+      if (earlier !== undefined) for (const c of earlier) this.noteChange(c);
+      this.noteChange(s.limit);
+    }
     this.held = true;
     this.built = null;
   }
@@ -126,7 +135,8 @@ export class LatestSample {
     const prev = list[list.length - 1];
     if (prev !== undefined && prev.t >= l.t) return;
     if (list.length >= LIMIT_CHANGES_KEPT) list.shift();
-    list.push(l);
+    // Kept without `earlier`: each of those is an entry of its own.
+    list.push(l.earlier === undefined ? l : withoutEarlier(l));
   }
 
   /** The latest sample as a Sample (fields in schema order), or null; do not mutate it. */

@@ -63,18 +63,26 @@ describe("an adaptive limit's changes on the detail chart (web mode, a real agen
     await page.evaluate((k) => (location.hash = `#/s/${encodeURIComponent(k)}?w=1m`), KEY);
     await page.getByTestId("detail").waitFor();
     await until("limit markers on the permits chart", () => drawn(page, "permits"), (g) => g.length > 0, 10_000);
-    // On the permits chart only: the others have no cap to explain.
-    for (const chart of ["queue", "latency", "throughput"]) expect(await drawn(page, chart)).toEqual([]);
+    // On the permits chart only: the others have no cap to explain (an alert, e.g. agent_down on a loaded machine, is on all of them).
+    const count = (groups: string[]) => groups.reduce((n, g) => n + Number(g.split(":")[1]), 0);
+    const onPermits = count(await drawn(page, "permits"));
+    for (const chart of ["queue", "latency", "throughput"]) {
+      const groups = await drawn(page, chart);
+      expect(groups.some((g) => g.includes("N→")), groups.join(" | ")).toBe(false);
+      expect(count(groups)).toBeLessThan(onPermits);
+    }
     const probes = await hoverEach(page);
     expect(probes.some((t) => /^Limit \d+ → \d+ at \d\d:\d\d:\d\d: latency flat at .* probing up$/.test(t)), probes.join("\n")).toBe(true);
 
     // The downstream slows while the view is open: the cut arrives with the samples.
     agents[0].proc.kill("SIGUSR1");
-    const isCut = (t: string) => /^Limit (\d+) → (\d+) at \d\d:\d\d:\d\d: latency rose from [\d.]+ ms to [\d.]+ ms at in-flight \d+$/.test(t);
+    // A cut: latency rose and the limit went down (a small rise may still let it grow by its queue allowance).
+    const isCut = (t: string) => {
+      const m = /^Limit (\d+) → (\d+) at \d\d:\d\d:\d\d: latency rose from [\d.]+ ms to [\d.]+ ms at in-flight \d+$/.exec(t);
+      return m !== null && Number(m[2]) < Number(m[1]);
+    };
     const live = await until("the cut named on hover", () => hoverEach(page), (l) => l.some(isCut), 20_000);
     const cut = live.find(isCut) as string;
-    const [, from, to] = /^Limit (\d+) → (\d+)/.exec(cut) as RegExpExecArray;
-    expect(Number(to)).toBeLessThan(Number(from));
 
     // Opened again, the view reads the same change from the hub's history.
     await page.getByRole("button", { name: "Semaphores" }).click();
@@ -87,8 +95,10 @@ describe("an adaptive limit's changes on the detail chart (web mode, a real agen
   }, 90_000);
 
   it("says the limit, not the demand, made the queue: in the Little's-law panel and under the convoy alert, with the limit's reason", async () => {
-    const { page, browser } = rig as DashboardRig;
-    // The callers outnumber the cut limit: they queue, and the queue is a convoy.
+    const { page, browser, agents } = rig as DashboardRig;
+    // The downstream slowed (as in the case before; again, so this case stands alone): the callers
+    // outnumber the cut limit, they queue, and the queue is a convoy.
+    agents[0].proc.kill("SIGUSR1");
     const lowered = (l: Alert[]) => l.find((a) => a.rule === "convoy" && a.key === KEY && (a.evidence?.diagnosis as Diagnosis | undefined)?.cause === "cap_lowered");
     const alert = lowered(await until("a convoy diagnosed cap_lowered", () => pageAlerts(page), (l) => lowered(l) !== undefined, 30_000)) as Alert;
     const d = alert.evidence?.diagnosis as Diagnosis;
