@@ -16,7 +16,8 @@ import {
   type SemaphoreOptions,
   type SharedSemaphoreOptions,
 } from "./options.js";
-import { AdaptiveCap } from "./adaptive/adaptive-cap.js";
+import type { AdaptiveCap } from "./adaptive/adaptive-cap.js";
+import { AdjustableCap } from "./adjustable-cap.js";
 import { checkAdaptive, type CheckedAdaptive } from "./adaptive/adaptive-options.js";
 import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIMEOUT } from "./flight-recorder.js";
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
@@ -26,7 +27,7 @@ import { emptySummary, takeIntervalCounts, zeroCounters } from "./counters.js";
 import { DenseHist } from "../../shared/histogram.js";
 import { RATE_WINDOW_GRANTS, SemaphoreCore, type SemaphoreCounters } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
-import { ReplicaShare } from "./share/replica-share.js";
+import type { ReplicaShare } from "./share/replica-share.js";
 import { checkShareOptions, type ShareConfig } from "./share/share-options.js";
 
 export type { SemaphoreCounters } from "./semaphore-core.js";
@@ -65,6 +66,8 @@ export class Semaphore extends SemaphoreCore implements Tracked {
   private readonly replicaShare: ReplicaShare | undefined;
   /** With permits: { adaptive }: what moves the cap with measured latency. */
   private readonly adaptive: AdaptiveCap | undefined;
+  /** What moves the cap (either of the two above), and fills their blocks in a sample. */
+  private readonly capDriver: AdjustableCap | undefined;
   /** The totals, cap and permits in use at the previous sample (made by the first one: a semaphore nobody samples never needs it). */
   private lastSampled: (SemaphoreCounters & { cap: number; used: number }) | undefined;
 
@@ -80,24 +83,19 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     this.budget = o.budget;
     this.stacks = o.leakThresholdMs !== undefined;
     register(this);
-    const setCap = (n: number): void => {
-      if (!this.closed && n !== this.cap) this.applyCap(n);
-    };
-    if (o.adaptive !== undefined) {
-      const adaptive = new AdaptiveCap(o.adaptive, { setCap });
-      this.adaptive = adaptive;
-      this.latencyWindow = adaptive;
-      // Under a replica budget the share is the ceiling the limit moves beneath.
-      if (o.share !== undefined) adaptive.setCeiling(o.permits);
-    }
-    if (o.share !== undefined) {
-      const adaptive = this.adaptive;
-      this.replicaShare = new ReplicaShare(
-        o.share,
-        o.budget as number,
-        adaptive === undefined ? { cap: () => this.cap, setCap } : { cap: () => adaptive.ceiling, setCap: (n) => adaptive.setCeiling(n) },
-      );
-      this.replicaShare.start();
+    if (o.adaptive !== undefined || o.share !== undefined) {
+      // The same wiring as an adapter's (adjustable-cap.ts): under a replica budget the share is the ceiling the limit moves beneath.
+      const driver = new AdjustableCap({ adaptive: o.adaptive, share: o.share }, o.budget, o.permits, {
+        cap: () => this.cap,
+        setCap: (n) => {
+          // applyCap, not resize: a replica waiting for its turn of a rotating budget holds a share of 0.
+          if (!this.closed) this.applyCap(n);
+        },
+      });
+      this.capDriver = driver;
+      this.adaptive = driver.adaptive;
+      this.replicaShare = driver.share;
+      if (driver.adaptive !== undefined) this.latencyWindow = driver.adaptive;
     }
   }
 
@@ -300,8 +298,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       holdMs: holdHist === null ? emptySummary() : holdHist.summary(),
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
     };
-    if (this.replicaShare !== undefined) s.share = this.replicaShare.state();
-    if (this.adaptive !== undefined) s.limit = this.adaptive.lastChange;
+    this.capDriver?.fill(s);
     // A histogram that saw nothing this interval is let go; the next value makes a new one.
     if (waitHist !== null) {
       if (waitHist.count === 0) this.waitHist = null;

@@ -1,6 +1,6 @@
 // Everything the engine keeps for one semaphore `<service>/<instance>/<id>`: its registration,
 // its last sample, and one state object per per-semaphore rule, each O(window) in size.
-import type { AgentEvent, AlertRule, Sample, SampleShare, SemaphoreInfo, SemaphoreState, SemaphoreStatus } from "../protocol/types.js";
+import type { AgentEvent, AlertRule, Sample, SampleLimit, SampleShare, SemaphoreInfo, SemaphoreState, SemaphoreStatus } from "../protocol/types.js";
 import { LatestSample } from "../protocol/latest-sample.js";
 import { semaphoreKey } from "../protocol/types.js";
 import { RULE_BIT, type AlertBook } from "./alert-book.js";
@@ -214,6 +214,11 @@ export class SemaphoreTracker implements SemaphoreContext {
   /** The latest sample's share of a split budget, if it had one. */
   get share(): SampleShare | undefined {
     return this.latest.shareBlock;
+  }
+
+  /** Its adaptive limit's recent changes with their reasons, oldest first (latest-sample.ts). */
+  get limitChanges(): readonly SampleLimit[] {
+    return this.latest.limitChanges;
   }
 
   member(): FleetMember {

@@ -2,7 +2,7 @@
 // diagnosed (history:get, live samples appended), with null rows where the line breaks. Read
 // through diagnose() here, the Little's-law panel names the same cause and the same N as the
 // alert's diagnosis for the same window: there is one computation of both.
-import { diagnose, type Diagnosis, type DiagnosisSeries } from "./diagnose.js";
+import { diagnose, type Diagnosis, type DiagnosisContext, type DiagnosisSeries } from "./diagnose.js";
 
 /** Chart columns aligned on `t` (null: a gap row, or a column the source lacks). */
 export type DiagnosisColumns = { readonly [K in Exclude<keyof DiagnosisSeries, "length" | "t">]?: ArrayLike<number | null> };
@@ -35,7 +35,7 @@ export function columnsSeries(t: ArrayLike<number>, cols: DiagnosisColumns, toT:
   return { ...(out as unknown as Omit<DiagnosisSeries, "length">), length: rows.length };
 }
 
-/** diagnose() over the chart columns up to `toT` (the moment shown): null without rows. */
-export function diagnoseColumns(t: ArrayLike<number>, cols: DiagnosisColumns, toT: number): Diagnosis | null {
-  return diagnose(columnsSeries(t, cols, toT));
+/** diagnose() over the chart columns up to `toT` (the moment shown): null without rows. `ctx`: as the hub gives it. */
+export function diagnoseColumns(t: ArrayLike<number>, cols: DiagnosisColumns, toT: number, ctx?: DiagnosisContext): Diagnosis | null {
+  return diagnose(columnsSeries(t, cols, toT), ctx);
 }

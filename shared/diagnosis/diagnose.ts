@@ -10,11 +10,23 @@
 //   rate_limit_needed holds grew along with the load (arrivals rose, throughput did not follow):
 //                     the downstream serves a fixed rate however many run at once, so no N helps.
 //                     Arrivals must be metered: a rate limiter (token bucket) is the tool.
+//   cap_lowered       N itself fell (an adaptive limit cut on rising latency, a replica's share
+//                     of a budget shrunk, a resize) while arrivals did not rise: the limit, not
+//                     the demand, made the queue. Named with the limit's own reason.
 //
 // Pure, and a function of the numbers alone, so a replay computes the same diagnosis.
+import type { SampleLimit, SampleShare } from "../protocol/types.js";
 import { meanFromQuantiles } from "./littles-law.js";
 
-export type DiagnosisCause = "slow_downstream" | "cap_too_tight" | "rate_limit_needed" | "inconclusive";
+export type DiagnosisCause = "slow_downstream" | "cap_too_tight" | "rate_limit_needed" | "cap_lowered" | "inconclusive";
+
+/** What the hub knows of the semaphore's cap besides its history, to name why it fell. */
+export interface DiagnosisContext {
+  /** Its adaptive limit's changes, oldest first (SemaphoreTracker.limitChanges). */
+  readonly limitChanges?: readonly SampleLimit[];
+  /** Its latest share of a budget split across replicas. */
+  readonly share?: SampleShare;
+}
 
 /** The history columns read (aligned on t, ascending; as ColumnarWindow's 1 s tier). */
 export interface DiagnosisSeries {
@@ -59,6 +71,11 @@ export interface DiagnosisNumbers {
   neededN: number | null;
   /** rate_limit_needed: what the downstream serves at most, as measured. */
   maxThroughputPerSec: number | null;
+  /** cap_lowered: N before it fell (the highest in the rows read). */
+  capBefore?: number;
+  /** cap_lowered: what lowered it ("adaptive", "share" or "resize") and, for an adaptive limit, its reason. */
+  capLoweredBy?: "adaptive" | "share" | "resize";
+  capReason?: string;
 }
 
 export interface Diagnosis {
@@ -81,6 +98,8 @@ export const HOLD_ROSE = 1.5;
 export const ARRIVALS_ROSE = 1.3;
 /** Headroom on Little's-law N: the mean is not the peak. */
 export const N_HEADROOM = 1.25;
+/** cap_lowered: N fell by at least this share of its earlier value (and at least 1). */
+export const CAP_FELL = 0.1;
 /** Mean inUse / cap from which the semaphore counts as fully used. */
 const FULL = 0.9;
 /** Rows of baseline needed to call anything "healthy". */
@@ -183,6 +202,35 @@ export interface DiagnosisAnchor {
   readonly checkedT: number;
   /** The rows before the run, summed; null when there were too few (or none were read). */
   readonly baseline: RowStats | null;
+  /** The cap at checkedT: a resumed read whose rows show another one diagnoses afresh. */
+  readonly cap: number;
+  /** Where N fell within the rows read, if it did (findCut). */
+  readonly cut: CapCut | null;
+}
+
+/** N fell within the rows read: from `fromCap` (their highest) at `t`, with the rows before it. */
+export interface CapCut {
+  readonly fromCap: number;
+  /** t of the first row with the lower cap. */
+  readonly t: number;
+  /** The rows just before it, summed (their arrivals: the demand N served); null with too few. */
+  readonly before: RowStats | null;
+}
+
+/** Where the cap last came down from the highest it had in rows [0, end), if it is lower at the end. */
+function findCut(s: DiagnosisSeries, end: number): CapCut | null {
+  let peak = 0;
+  let lastPeak = -1;
+  for (let i = 0; i < end; i++) {
+    if (s.cap[i] >= peak) {
+      peak = s.cap[i];
+      lastPeak = i;
+    }
+  }
+  if (lastPeak < 0 || lastPeak === end - 1 || s.cap[end - 1] >= peak) return null;
+  const at = lastPeak + 1;
+  const from = Math.max(0, at - MAX_BASELINE_ROWS);
+  return { fromCap: peak, t: s.t[at], before: at - from >= MIN_BASELINE_ROWS ? stats(s, from, at) : null };
 }
 
 export interface AnchoredDiagnosis {
@@ -211,19 +259,19 @@ const fmtMs = (v: number): string => (v >= 1000 ? `${r1(v / 1000)} s` : `${v >= 
  * Diagnoses the semaphore from its 1 s history, the last row being the alert's moment. Returns
  * null when there is nothing to read (no rows).
  */
-export function diagnose(s: DiagnosisSeries): Diagnosis | null {
-  return diagnoseAnchored(s)?.diagnosis ?? null;
+export function diagnose(s: DiagnosisSeries, ctx?: DiagnosisContext): Diagnosis | null {
+  return diagnoseAnchored(s, ctx)?.diagnosis ?? null;
 }
 
 /** diagnose(), with the anchor a later diagnosis of the same semaphore can resume from. */
-export function diagnoseAnchored(s: DiagnosisSeries): AnchoredDiagnosis | null {
+export function diagnoseAnchored(s: DiagnosisSeries, ctx?: DiagnosisContext): AnchoredDiagnosis | null {
   const end = s.length;
   if (end === 0) return null;
   const start = runStart(s, end);
   // A semaphore busy for the whole history (or all but a few rows) has no "before", and one not
   // busy now no run.
   const base = start === end || start < MIN_BASELINE_ROWS ? null : stats(s, Math.max(0, start - MAX_BASELINE_ROWS), start);
-  return judgeRun(s, start === end ? 0 : start, base, start === end ? null : s.t[start]);
+  return judgeRun(s, start === end ? 0 : start, base, start === end ? null : s.t[start], findCut(s, end), ctx);
 }
 
 /**
@@ -233,32 +281,33 @@ export function diagnoseAnchored(s: DiagnosisSeries): AnchoredDiagnosis | null {
  * Undefined when it cannot tell (a row since was not busy, or `s` starts after the rows it needs):
  * diagnose the full rows again then.
  */
-export function resumeDiagnosis(s: DiagnosisSeries, anchor: DiagnosisAnchor): AnchoredDiagnosis | undefined {
+export function resumeDiagnosis(s: DiagnosisSeries, anchor: DiagnosisAnchor, ctx?: DiagnosisContext): AnchoredDiagnosis | undefined {
   const end = s.length;
   if (end === 0 || s.t[0] > anchor.incidentFromT) return undefined;
   let start = end;
   while (start > 0 && s.t[start - 1] > anchor.checkedT) {
-    if (!busy(s, start - 1)) return undefined;
+    // A cap that moved since (an adaptive limit, a share) may have fallen: read the rows afresh.
+    if (!busy(s, start - 1) || s.cap[start - 1] !== anchor.cap) return undefined;
     start--;
   }
   while (start > 0 && s.t[start - 1] >= anchor.runFromT) start--;
   // The run goes on, so it starts where it did, whether or not `s` reaches back that far.
-  return judgeRun(s, start, anchor.baseline, anchor.runFromT);
+  return judgeRun(s, start, anchor.baseline, anchor.runFromT, anchor.cut, ctx);
 }
 
 /**
  * The verdict on the rows from `start` to the end (their last MAX_INCIDENT_ROWS) against `base`;
  * `runFromT`: the busy run's first row (null: the last row is not busy, no run).
  */
-function judgeRun(s: DiagnosisSeries, start: number, base: RowStats | null, runFromT: number | null): AnchoredDiagnosis {
+function judgeRun(s: DiagnosisSeries, start: number, base: RowStats | null, runFromT: number | null, cut: CapCut | null, ctx: DiagnosisContext | undefined): AnchoredDiagnosis {
   const end = s.length;
   const incFrom = Math.max(start, end - MAX_INCIDENT_ROWS);
   const inc = stats(s, incFrom, end);
-  const anchor = runFromT === null ? null : { runFromT, incidentFromT: s.t[incFrom], checkedT: s.t[end - 1], baseline: base };
-  return { diagnosis: judge(inc, base), anchor };
+  const anchor = runFromT === null ? null : { runFromT, incidentFromT: s.t[incFrom], checkedT: s.t[end - 1], baseline: base, cap: s.cap[end - 1], cut };
+  return { diagnosis: judge(inc, base, cut, ctx), anchor };
 }
 
-function judge(inc: RowStats, base: RowStats | null): Diagnosis {
+function judge(inc: RowStats, base: RowStats | null, cut: CapCut | null, ctx: DiagnosisContext | undefined): Diagnosis {
   const arrivals = Math.max(0, inc.attempts + Math.max(0, inc.growthPerSec));
   const baselineHold = base !== null && base.holdMs > 0 ? base.holdMs : null;
   const holdRatio = baselineHold !== null && inc.holdMs > 0 ? inc.holdMs / baselineHold : null;
@@ -307,6 +356,8 @@ function judge(inc: RowStats, base: RowStats | null): Diagnosis {
         `keep N where it is (it still caps concurrency).`,
     );
   }
+  const lowered = capLowered(inc, cut, arrivals, numbers, ctx);
+  if (lowered !== null) return verdict(inc, base, numbers, "cap_lowered", lowered.headline, lowered.detail, lowered.fix);
   if (rose) {
     return verdict(
       inc,
@@ -349,4 +400,53 @@ function judge(inc: RowStats, base: RowStats | null): Diagnosis {
       `${fmtRate(arrivals)} arriving, ${fmtRate(inc.released)} released.`,
     "Watch the holders and the queue discipline: a waiter passed over (LIFO, priority) starves without the semaphore being short.",
   );
+}
+
+/**
+ * cap_lowered: N is below what it was earlier in the rows read, the queue is there, and arrivals
+ * did not rise against the rows before N fell (else the demand is a cause too, and the other
+ * verdicts judge it). Names what lowered N: the adaptive limit's last cut (with its reason), a
+ * smaller share of a replica budget, or else a resize.
+ */
+function capLowered(inc: RowStats, cut: CapCut | null, arrivals: number, numbers: DiagnosisNumbers, ctx: DiagnosisContext | undefined): { headline: string; detail: string; fix: string } | null {
+  // A cap a permit or two under its peak (an adaptive limit's probing) did not make the queue.
+  if (cut === null || inc.cap > cut.fromCap - Math.max(1, Math.ceil(CAP_FELL * cut.fromCap)) || (inc.waiters < 1 && inc.inUse < FULL * inc.cap)) return null;
+  const before = cut.before === null ? null : cut.before.attempts + Math.max(0, cut.before.growthPerSec);
+  if (before !== null && before > 0 && arrivals >= ARRIVALS_ROSE * before) return null;
+  numbers.capBefore = cut.fromCap;
+  const demand = before === null ? "" : ` Arrivals are ${fmtRate(arrivals)}, against ${fmtRate(before)} while N was ${cut.fromCap}: the demand did not grow.`;
+  const drain = ` ${inc.cap} permits holding ${fmtMs(inc.holdMs)} each drain ${fmtRate((inc.cap * 1000) / inc.holdMs)}; ${r1(inc.waiters)} wait on average.`;
+  // The adaptive limit's latest cut made by the end of the incident.
+  const changes = ctx?.limitChanges ?? [];
+  let c: SampleLimit | undefined;
+  for (let i = changes.length - 1; i >= 0 && c === undefined; i--) {
+    const x = changes[i];
+    if (x.t <= inc.to && x.from !== undefined && x.limit < x.from) c = x;
+  }
+  if (c !== undefined) {
+    numbers.capLoweredBy = "adaptive";
+    numbers.capReason = c.reason;
+    return {
+      headline: `The limit, not the demand: the adaptive limit cut N from ${cut.fromCap} to ${inc.cap}`,
+      detail: `Its last cut, ${c.from} → ${c.limit}: ${c.reason}.` + demand + drain,
+      fix:
+        `The limit is holding load off a downstream whose latency rose: look at the dependency (its latency, errors, saturation); ` +
+        `the limit probes back up as latency recovers. If this queue costs more than the slowness, raise the adaptive min (${c.min}) or its tolerance.`,
+    };
+  }
+  const share = ctx?.share;
+  if (share !== undefined && inc.cap <= Math.max(1, share.target)) {
+    numbers.capLoweredBy = "share";
+    return {
+      headline: `The limit, not the demand: this replica's share of the budget fell from ${cut.fromCap} to ${inc.cap}`,
+      detail: `${share.replicas} replicas now divide a budget of ${share.budget}.` + demand + drain,
+      fix: `Raise the budget if the dependency can take more at once, or send less work to this service's replicas; more replicas do not add permits, they split them.`,
+    };
+  }
+  numbers.capLoweredBy = "resize";
+  return {
+    headline: `The limit, not the demand: N was lowered from ${cut.fromCap} to ${inc.cap}`,
+    detail: `N fell while arrivals did not rise.` + demand + drain,
+    fix: `Raise N back (resize(), the pool's settings) if the dependency can take ${cut.fromCap} at once.`,
+  };
 }

@@ -9,7 +9,7 @@
 // differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
 import { sampleSchema, summarySchema } from "./schemas.js";
-import { LIMITS, type Sample, type SampleGlobal, type SampleLimit, type SampleShare, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
+import { LIMITS, type Sample, type SampleGlobal, type SampleLimit, type SampleLimitChange, type SampleShare, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
 
 type Obj = Record<string, unknown>;
 
@@ -111,18 +111,18 @@ function sampleShare(v: unknown): SampleShare | undefined {
 }
 
 // The figures behind an adaptive cap's change: each optional, in schema order.
-const LIMIT_FIGURES: readonly [keyof SampleLimit, (v: unknown) => v is number][] = [
+const LIMIT_FIGURES: readonly [keyof SampleLimitChange, (v: unknown) => v is number][] = [
   ["from", count],
   ["shortMs", amount],
   ["longMs", amount],
   ["inFlight", count],
 ];
 
-function sampleLimit(v: unknown): SampleLimit | undefined {
+function sampleLimitChange(v: unknown): SampleLimitChange | undefined {
   if (!plain(v)) return FAIL;
   const { min, max, limit, t, reason } = v;
   if (!count(min) || !count(max) || !count(limit) || !amount(t) || !wireString(reason)) return FAIL;
-  const out: SampleLimit = { min, max, limit, t, reason };
+  const out: SampleLimitChange = { min, max, limit, t, reason };
   for (const [key, valid] of LIMIT_FIGURES) {
     const x = v[key];
     // An own key set to undefined is left to zod, as for `dropped`.
@@ -131,6 +131,22 @@ function sampleLimit(v: unknown): SampleLimit | undefined {
     } else if (valid(x)) (out as unknown as Record<string, number>)[key] = x;
     else return FAIL;
   }
+  return out;
+}
+
+function sampleLimit(v: unknown): SampleLimit | undefined {
+  const out: SampleLimit | undefined = sampleLimitChange(v);
+  if (out === undefined) return FAIL;
+  const earlier = (v as Record<string, unknown>).earlier;
+  if (earlier === undefined) return "earlier" in (v as object) ? FAIL : out;
+  if (!Array.isArray(earlier) || earlier.length > LIMITS.maxLimitChanges) return FAIL;
+  const list: SampleLimitChange[] = [];
+  for (const e of earlier) {
+    const c = sampleLimitChange(e);
+    if (c === undefined) return FAIL;
+    list.push(c);
+  }
+  out.earlier = list;
   return out;
 }
 

@@ -9,13 +9,22 @@
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
 import { quietSample } from "./sample-activity.js";
 import { HOLD_AT, PAIRS_AT, readSampleNumbers, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
-import type { Sample, SampleGlobal, SampleLimit, SampleShare, SparseHist, Summary } from "./types.js";
+import type { Sample, SampleGlobal, SampleLimit, SampleLimitChange, SampleShare, SparseHist, Summary } from "./types.js";
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
 const INITIAL_PAIRS = 8;
+/** Changes of an adaptive limit kept per semaphore (the detail chart's markers, the diagnosis's reason). */
+export const LIMIT_CHANGES_KEPT = 64;
 const CAP = SAMPLE_NUMBERS.indexOf("cap");
 const IN_USE = SAMPLE_NUMBERS.indexOf("inUse");
 const WAITERS = SAMPLE_NUMBERS.indexOf("waiters");
+
+const NO_CHANGES: readonly SampleLimit[] = Object.freeze([]);
+
+function withoutEarlier(l: SampleLimit): SampleLimitChange {
+  const { earlier: _, ...change } = l;
+  return change;
+}
 
 function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
   const n = v[at + 5];
@@ -42,6 +51,8 @@ export class LatestSample {
   private share: SampleShare | undefined = undefined;
   /** Kept as is: only adaptive caps send it; it holds the limit's last change and its reason. */
   private limit: SampleLimit | undefined = undefined;
+  /** The limit's changes seen in samples, oldest first, at most LIMIT_CHANGES_KEPT; kept across clear(). */
+  private changes: SampleLimit[] | undefined = undefined;
   private held = false;
   /** The Sample last built by get(), until the next set(). */
   private built: Sample | null = null;
@@ -77,6 +88,11 @@ export class LatestSample {
     this.global = s.global;
     this.share = s.share;
     this.limit = s.limit;
+    if (s.limit !== undefined) {
+      const earlier = s.limit.earlier;
+      if (earlier !== undefined) for (const c of earlier) this.noteChange(c);
+      this.noteChange(s.limit);
+    }
     this.held = true;
     this.built = null;
   }
@@ -102,6 +118,25 @@ export class LatestSample {
   /** The latest sample's share of a budget split across replicas, if it had one. */
   get shareBlock(): SampleShare | undefined {
     return this.held ? this.share : undefined;
+  }
+
+  /** The adaptive limit's changes, oldest first (empty for a fixed cap). */
+  get limitChanges(): readonly SampleLimit[] {
+    return this.changes ?? NO_CHANGES;
+  }
+
+  /**
+   * A sample carries the last change (its `t` tells one from the next); the first ("initial
+   * limit", no `from`) is not a change.
+   */
+  private noteChange(l: SampleLimit): void {
+    if (l.from === undefined) return;
+    const list = (this.changes ??= []);
+    const prev = list[list.length - 1];
+    if (prev !== undefined && prev.t >= l.t) return;
+    if (list.length >= LIMIT_CHANGES_KEPT) list.shift();
+    // Kept without `earlier`: each of those is an entry of its own.
+    list.push(l.earlier === undefined ? l : withoutEarlier(l));
   }
 
   /** The latest sample as a Sample (fields in schema order), or null; do not mutate it. */

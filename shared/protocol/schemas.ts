@@ -19,6 +19,7 @@ import {
   type Sample,
   type SampleGlobal,
   type SampleLimit,
+  type SampleLimitChange,
   type SampleShare,
   type SamplesBatch,
   type SemaphoreInfo,
@@ -247,7 +248,7 @@ export const sampleShareSchema = z.object({
   reachable: z.boolean({ error: orRequired("must be a boolean") }),
 }) satisfies z.ZodType<SampleShare>;
 
-export const sampleLimitSchema = z.object({
+const sampleLimitChangeSchema = z.object({
   min: count(),
   max: count(),
   limit: count(),
@@ -257,6 +258,10 @@ export const sampleLimitSchema = z.object({
   shortMs: amount().optional(),
   longMs: amount().optional(),
   inFlight: count().optional(),
+}) satisfies z.ZodType<SampleLimitChange>;
+
+export const sampleLimitSchema = sampleLimitChangeSchema.extend({
+  earlier: z.array(sampleLimitChangeSchema).max(LIMITS.maxLimitChanges, `at most ${LIMITS.maxLimitChanges} earlier changes`).optional(),
 }) satisfies z.ZodType<SampleLimit>;
 
 export const sampleSchema = z.object({

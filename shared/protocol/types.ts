@@ -128,7 +128,16 @@ export interface SampleLimit {
   shortMs?: number;
   longMs?: number;
   inFlight?: number;
+  /**
+   * Optional addition: the changes made since the previous sample before this one, oldest first
+   * (at most LIMITS.maxLimitChanges, the newest kept), so that every change reaches the hub with its
+   * reason however many one interval holds. Absent when the interval made at most one.
+   */
+  earlier?: SampleLimitChange[];
 }
+
+/** One change of an adaptive limit, as SampleLimit carries its last one. */
+export type SampleLimitChange = Omit<SampleLimit, "earlier">;
 
 /**
  * A semaphore made with `share: "replicas"`: its cap is its share of `budget` among the live
@@ -378,6 +387,8 @@ export const LIMITS = {
   maxStack: 16384,
   maxSemaphoresPerAgent: 1000,
   histBuckets: 256,
+  /** SampleLimit.earlier: changes of one interval carried besides its last (the limit decides at most every 100 ms). */
+  maxLimitChanges: 16,
 } as const;
 
 /**

@@ -3,7 +3,7 @@
 // can import it; the hub validates every request with ./schemas.ts.
 import type { AlertChange, AlertThresholds, FleetEntry, ThresholdsPatch } from "../alerts/index.js";
 import type { Tier, WindowColumn } from "../history/index.js";
-import type { AckFn, Alert, AgentState, HubAdmission, HubState, Sample, SemaphoreInfo, SemaphoreState, Summary } from "../protocol/types.js";
+import type { AckFn, Alert, AgentState, HubAdmission, HubState, Sample, SampleLimit, SemaphoreInfo, SemaphoreState, Summary } from "../protocol/types.js";
 
 /** Bounds and rates of `/ui` (tunables the hub may lower in tests, never raise past these). */
 export const UI_LIMITS = {
@@ -135,6 +135,11 @@ export type UiWindow = {
   t: number[];
   /** Fleet windows only: replicas that contributed to each point. */
   replicas?: number[];
+  /**
+   * A semaphore's window only, optional addition: its adaptive limit's changes within the window,
+   * oldest first, each with its reason (the hub keeps the last 64); absent when there are none.
+   */
+  limitChanges?: SampleLimit[];
 } & { [K in WindowColumn]?: number[] };
 
 export interface UiHistoryRequest {

@@ -52,4 +52,28 @@ describe("LatestSample", () => {
     expect(latest.present).toBe(false);
     expect(latest.get()).toBeNull();
   });
+
+  it("keeps an adaptive limit's changes, one per change however many samples repeat it, the latest 64, across clear()", () => {
+    const base = makeSample({});
+    const latest = new LatestSample(base.id);
+    const limit = (t: number, from?: number) => ({ min: 1, max: 100, limit: (from ?? 9) + 1, t, reason: `change at ${t}`, ...(from !== undefined ? { from } : {}) });
+    // The first block ("initial limit", no `from`) is not a change; each later one comes in every sample until the next.
+    latest.set({ ...base, limit: limit(1) });
+    expect(latest.limitChanges).toEqual([]);
+    for (let t = 2; t <= 80; t++) {
+      latest.set({ ...base, limit: limit(t, t) });
+      latest.set({ ...base, limit: limit(t, t) });
+    }
+    // A late or replayed sample with an older change adds nothing.
+    latest.set({ ...base, limit: limit(40, 40) });
+    latest.clear();
+    const kept = latest.limitChanges;
+    expect(kept.length).toBe(64);
+    expect(kept.map((c) => c.t)).toEqual(Array.from({ length: 64 }, (_, i) => 17 + i));
+    expect(kept[63].reason).toBe("change at 80");
+    // A fixed cap's samples have none.
+    const fixed = new LatestSample(base.id);
+    fixed.set(base);
+    expect(fixed.limitChanges).toEqual([]);
+  });
 });

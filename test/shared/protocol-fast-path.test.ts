@@ -33,9 +33,14 @@ const holderList = fc.oneof(fc.array(str, { maxLength: 4 }), fc.constantFrom(Arr
 const global = fc.record({ inUse: amount, holders: holderList, own: holderList });
 // The optional `share` block of a semaphore sharing a budget across replicas.
 const share = fc.record({ budget: count, replicas: count, target: count, reachable: fc.boolean() });
-// The optional `limit` block of an adaptive cap; its figures are there after a first change.
-const limit = fc.record(
+// The optional `limit` block of an adaptive cap; its figures are there after a first change, and
+// the interval's earlier changes (at most 16; 17 must be refused alike).
+const limitChange = fc.record(
   { min: count, max: count, limit: count, t: amount, reason: str, from: count, shortMs: amount, longMs: amount, inFlight: count },
+  { requiredKeys: ["min", "max", "limit", "t", "reason"] },
+);
+const limit = fc.record(
+  { min: count, max: count, limit: count, t: amount, reason: str, from: count, shortMs: amount, longMs: amount, inFlight: count, earlier: fc.array(limitChange, { maxLength: 17 }) },
   { requiredKeys: ["min", "max", "limit", "t", "reason"] },
 );
 const sample = fc.record(

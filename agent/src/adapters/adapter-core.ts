@@ -4,13 +4,16 @@
 // are the target's own truth; what the adapter only sees through its wrappers is listed in
 // `blind` when the target does not route every call through them.
 import { DenseHist } from "../../../shared/histogram.js";
-import type { Sample, SemaphoreInfo, WireQueueMode } from "../../../shared/protocol/types.js";
+import type { Sample, SampleLimit, SemaphoreInfo, WireQueueMode } from "../../../shared/protocol/types.js";
 import { DEFAULT_FLIGHT_CAPACITY, flightRecorderOption, FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "../flight-recorder.js";
 import { type SemaphoreCounters, takeIntervalCounts, zeroCounters } from "../counters.js";
 import { checkDuration, checkName, checkPositiveInt } from "../options.js";
 import { captureStack, formatStack, type StackCapture } from "../permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "../registry.js";
+import type { AdaptivePermitsOption } from "../adaptive/adaptive-options.js";
+import type { ShareCoordinator } from "../share/share-options.js";
 import { SemscopeAdapterError } from "./adapter-error.js";
+import { AdjustableCap, checkCapOptions, startingCap, type CapTarget, type CheckedCapOptions } from "../adjustable-cap.js";
 import { Call, CallList, type Hold, type Wait } from "./call-list.js";
 import { realClearTimeout, realSetTimeout } from "./real-timers.js";
 
@@ -21,8 +24,16 @@ export interface InstrumentOptions {
   leakThresholdMs?: number;
   /** Fleet-wide budget for this name (docs/protocol.md, rule over_budget). */
   budget?: number;
-  /** The cap, for targets that cannot tell their own (async-mutex Semaphore). */
-  permits?: number;
+  /**
+   * The cap, for targets that cannot tell their own (async-mutex Semaphore); or, for targets whose
+   * cap semscope can change (p-limit, p-queue), `{ adaptive: { min, max, initial? } }`: a cap
+   * moved by measured latency, as a Semaphore's (docs/adaptive-limit.md).
+   */
+  permits?: number | AdaptivePermitsOption;
+  /** p-limit, p-queue: the cap is this replica's share of `budget` among the live replicas (docs/shared-budget.md). */
+  share?: "replicas";
+  /** With share: where the replicas meet ({ redis }). */
+  coordinator?: ShareCoordinator;
   /** The flight recorder, as for a Semaphore: true (default, 1,024 operations), a capacity, or false. */
   flightRecorder?: boolean | number;
 }
@@ -73,6 +84,8 @@ export interface InstrumentHandle extends Tracked {
   readonly flightRecorder: FlightRecorder | undefined;
   /** Removes the wrappers (the target's own functions are back, by identity) and stops reporting. */
   untrack(): void;
+  /** p-limit, p-queue with permits: { adaptive }: the limit's bounds and last change, with its reason. */
+  readonly adaptiveLimit?: Readonly<SampleLimit>;
   readonly tracking: boolean;
 }
 
@@ -116,20 +129,26 @@ export interface CheckedOptions {
   permits: number | undefined;
   /** Flight recorder capacity; 0 is off; absent is the default. */
   flightCapacity?: number;
+  /** An adaptive limit or a replica share moving the target's cap (../adjustable-cap.ts). */
+  cap?: CheckedCapOptions;
 }
 
-export function checkInstrumentOptions(pkg: string, options: unknown): CheckedOptions {
+/** `adjustable`: the adapter can change its target's cap (p-limit, p-queue), so it takes `permits: { adaptive }` and `share`. */
+export function checkInstrumentOptions(pkg: string, options: unknown, adjustable = false): CheckedOptions {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`instrument(${pkg}): options object required ({ name })`);
   }
   const o = options as Partial<InstrumentOptions>;
   const name = checkName(o.name);
+  const budget = o.budget === undefined ? undefined : checkPositiveInt("budget", o.budget);
+  const cap = checkCapOptions(pkg, name, o, budget, adjustable);
   const checked: CheckedOptions = {
     name,
     leakThresholdMs: checkDuration("leakThresholdMs", o.leakThresholdMs),
-    budget: o.budget === undefined ? undefined : checkPositiveInt("budget", o.budget),
-    permits: o.permits === undefined ? undefined : checkPositiveInt(`instrument(${pkg}) "${name}": permits`, o.permits),
+    budget,
+    permits: o.permits === undefined || cap.adaptive !== undefined ? undefined : checkPositiveInt(`instrument(${pkg}) "${name}": permits`, o.permits),
     flightCapacity: flightRecorderOption(o.flightRecorder),
+    ...(cap.adaptive !== undefined || cap.share !== undefined ? { cap } : {}),
   };
   if (isNameTaken(name)) {
     throw new RangeError(`instrument(${pkg}): a semaphore named "${name}" already exists in this process (names must be unique; untrack the old one first)`);
@@ -184,6 +203,11 @@ export class AdapterCore implements InstrumentHandle {
   private readonly waitHist = new DenseHist();
   private readonly holdHist = new DenseHist();
   private watchTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Holders granted through the wrappers and not yet released (an adaptive limit's in-flight). */
+  private holding = 0;
+  /** What moves the target's cap, once adjustCap() was called with options asking for it. */
+  private readonly capOptions: CheckedCapOptions | undefined;
+  private capDriver: AdjustableCap | undefined;
 
   constructor(options: CheckedOptions, cfg: CoreConfig) {
     this.id = options.name;
@@ -195,6 +219,7 @@ export class AdapterCore implements InstrumentHandle {
     this.stacks = options.leakThresholdMs !== undefined;
     this.exact = this.stacks;
     this.cfg = cfg;
+    this.capOptions = options.cap;
     const capacity = options.flightCapacity ?? DEFAULT_FLIGHT_CAPACITY;
     this.flightRecorder = capacity > 0 ? new FlightRecorder(capacity) : undefined;
     this.flightRecorder?.setHolders(() => [...this.holds].map((h) => ({ holder: h.seq, weight: h.weight, since: h.grantedAt, stack: h.stack })));
@@ -203,6 +228,20 @@ export class AdapterCore implements InstrumentHandle {
 
   get tracking(): boolean {
     return this.active;
+  }
+
+  /**
+   * For an adapter whose target's cap can be changed: with `permits: { adaptive }` or `share`, the
+   * cap is set now (1 under a share, else the adaptive `initial`) and moved from here on.
+   */
+  adjustCap(target: CapTarget): void {
+    const o = this.capOptions;
+    if (o !== undefined && this.capDriver === undefined) this.capDriver = new AdjustableCap(o, this.budget, startingCap(o, target.cap()), target);
+  }
+
+  /** With permits: { adaptive }: the bounds and the last change of the limit, with its reason; else undefined. */
+  get adaptiveLimit(): Readonly<SampleLimit> | undefined {
+    return this.capDriver?.adaptive?.lastChange;
   }
 
   // ---- what the wrappers call ----
@@ -235,6 +274,7 @@ export class AdapterCore implements InstrumentHandle {
     if (!this.active) return c;
     if (c.timedAs !== 0) this.waitHist.record(now - c.at, c.timedAs);
     this.total.acquired++;
+    this.holding++;
     this.holds.push(c);
     this.flightRecorder?._push(OP_GRANT, now, c.seq, weight, c.at, c.stack);
     if (--this.rateCountdown === 0) this.adaptRate();
@@ -275,7 +315,10 @@ export class AdapterCore implements InstrumentHandle {
     if (c.timedAs !== 0) {
       now = this.lastNow = performance.now();
       this.holdHist.record(now - c.grantedAt, c.timedAs);
+      // Only timed holds feed an adaptive limit (no extra clock read); this one counts as in flight.
+      this.capDriver?.adaptive?.sample(now - c.grantedAt, this.holding, now);
     }
+    this.holding--;
     this.flightRecorder?._push(OP_RELEASE, now, h.seq, h.weight, h.grantedAt, undefined);
     if (h.leakReported) this.leakResolved(h, "released");
     return true;
@@ -287,6 +330,7 @@ export class AdapterCore implements InstrumentHandle {
     h.released = true;
     if (!this.holds.remove(h as Call) || !this.active) return;
     this.total.leaseExpiries++;
+    this.holding--;
     const now = performance.now();
     const heldMs = now - h.grantedAt;
     this.flightRecorder?._push(OP_EXPIRE, now, h.seq, h.weight, h.grantedAt, undefined);
@@ -384,6 +428,7 @@ export class AdapterCore implements InstrumentHandle {
       leakThresholdMs: this.leakThresholdMs ?? null,
       scope: "process",
       ...(this.budget !== undefined ? { budget: this.budget } : {}),
+      ...(this.capDriver?.share !== undefined ? { share: "replicas" as const } : {}),
       blind: this.blind,
     };
   }
@@ -446,6 +491,7 @@ export class AdapterCore implements InstrumentHandle {
       holdMs: this.holdHist.summary(),
       longestHoldMs: this.longestHoldMs(now),
     };
+    this.capDriver?.fill(s);
     this.waitHist.reset();
     this.holdHist.reset();
     return s;
@@ -462,9 +508,11 @@ export class AdapterCore implements InstrumentHandle {
     if (this.watchTimer !== undefined) realClearTimeout(this.watchTimer);
     this.watchTimer = undefined;
     unregister(this);
+    this.capDriver?.stop();
     this.cfg.restore();
     this.waits.clear();
     this.holds.clear();
+    this.holding = 0;
   }
 }
 

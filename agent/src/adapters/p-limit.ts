@@ -36,7 +36,8 @@ export function instrumentPLimit(target: object, options: InstrumentOptions): PL
   // concurrency (get/set) and clearQueue are what 7.x has and 3.x lacks.
   requireShape(PKG, UNDERSTANDS, target, { activeCount: "number", pendingCount: "number", concurrency: "number", clearQueue: "function", map: "function" });
   const own = target as LimitLike;
-  const o = checkInstrumentOptions(PKG, options);
+  // Its concurrency can be set: it takes an adaptive limit and a replica share (../adjustable-cap.ts).
+  const o = checkInstrumentOptions(PKG, options, true);
   claimTarget(PKG, target);
 
   const core = new AdapterCore(o, {
@@ -103,5 +104,12 @@ export function instrumentPLimit(target: object, options: InstrumentOptions): PL
     },
   });
   Object.defineProperty(core, "limit", { value: limit, enumerable: true });
+  core.adjustCap({
+    cap: () => own.concurrency,
+    // p-limit refuses a concurrency of 0, which a rotating replica budget's off turn asks for: it keeps 1.
+    setCap: (n) => {
+      own.concurrency = Math.max(1, n);
+    },
+  });
   return core as AdapterCore & PLimitHandle;
 }

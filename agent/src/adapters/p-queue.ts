@@ -13,7 +13,7 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 interface PQueueLike {
   add: Method;
-  readonly concurrency: number;
+  concurrency: number;
   readonly pending: number;
   readonly size: number;
   timeout?: number;
@@ -33,7 +33,8 @@ export function instrumentPQueue(target: object, options: InstrumentOptions): In
     throw new SemscopeAdapterError(PKG, `concurrency is ${queue.concurrency}: an unbounded queue has no cap to watch`, UNDERSTANDS);
   }
   requirePatchable(PKG, UNDERSTANDS, target, ["add", "clear"]);
-  const o = checkInstrumentOptions(PKG, options);
+  // Its concurrency can be set: it takes an adaptive limit and a replica share (../adjustable-cap.ts).
+  const o = checkInstrumentOptions(PKG, options, true);
   claimTarget(PKG, target);
   const own = queue.add;
   const ownClear = (queue as unknown as { clear: Method }).clear;
@@ -87,6 +88,13 @@ export function instrumentPQueue(target: object, options: InstrumentOptions): In
   }, ownClear);
   undo.push(patchMethod(queue, "add", add));
   undo.push(patchMethod(queue, "clear", clear));
+  core.adjustCap({
+    cap: () => queue.concurrency,
+    // p-queue refuses a concurrency of 0, which a rotating replica budget's off turn asks for: it keeps 1.
+    setCap: (n) => {
+      queue.concurrency = Math.max(1, n);
+    },
+  });
   return core;
 }
 

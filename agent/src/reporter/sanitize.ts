@@ -8,7 +8,7 @@ import {
   type AgentEventType,
   type Sample,
   type SampleGlobal,
-  type SampleLimit, type SampleShare,
+  type SampleLimit, type SampleLimitChange, type SampleShare,
   type SemaphoreInfo,
   type SparseHist,
   type Summary,
@@ -148,7 +148,14 @@ export function sanitizeSample(s: Sample, id: string): Sample {
 }
 
 function sanitizeLimit(v: SampleLimit): SampleLimit {
-  const out: SampleLimit = { min: count(v.min), max: count(v.max), limit: count(v.limit), t: amount(v.t), reason: str(v.reason) };
+  const out: SampleLimit = sanitizeLimitChange(v);
+  // The newest ones when there are too many: the hub's history keeps the latest.
+  if (Array.isArray(v.earlier) && v.earlier.length > 0) out.earlier = v.earlier.slice(-LIMITS.maxLimitChanges).map(sanitizeLimitChange);
+  return out;
+}
+
+function sanitizeLimitChange(v: SampleLimitChange): SampleLimitChange {
+  const out: SampleLimitChange = { min: count(v.min), max: count(v.max), limit: count(v.limit), t: amount(v.t), reason: str(v.reason) };
   if (v.from !== undefined) out.from = count(v.from);
   if (v.shortMs !== undefined) out.shortMs = amount(v.shortMs);
   if (v.longMs !== undefined) out.longMs = amount(v.longMs);

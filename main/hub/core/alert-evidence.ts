@@ -5,7 +5,7 @@
 // change. Nothing here runs unless an alert is raised or active: with none, a sample costs one
 // map-size check.
 import { RULE_BIT, type AlertChange, type AlertEngine } from "../../../shared/alerts/index.js";
-import { DIAGNOSIS_READ_MS, diagnoseAnchored, resumeDiagnosis, type Diagnosis, type DiagnosisAnchor } from "../../../shared/diagnosis/index.js";
+import { DIAGNOSIS_READ_MS, diagnoseAnchored, resumeDiagnosis, type Diagnosis, type DiagnosisAnchor, type DiagnosisContext } from "../../../shared/diagnosis/index.js";
 import { WindowScratch, type HistoryStore } from "../../../shared/history/index.js";
 import { semaphoreKey, type Alert, type AlertRule, type FlightRecord } from "../../../shared/protocol/index.js";
 
@@ -145,14 +145,17 @@ export class AlertEvidence {
     const h = this.history.get(key);
     if (h === undefined) return null;
     const reader = h.reader("1s");
+    // Why its cap moved, if it did: an adaptive limit's changes, a replica budget's share.
+    const sem = this.engine.registry.tracker(key);
+    const ctx: DiagnosisContext | undefined = sem === undefined ? undefined : { limitChanges: sem.limitChanges, share: sem.share };
     if (watched?.anchor != null) {
-      const resumed = resumeDiagnosis(this.rows.read(reader, watched.anchor.incidentFromT, t), watched.anchor);
+      const resumed = resumeDiagnosis(this.rows.read(reader, watched.anchor.incidentFromT, t), watched.anchor, ctx);
       if (resumed !== undefined) {
         watched.anchor = resumed.anchor;
         return resumed.diagnosis;
       }
     }
-    const d = diagnoseAnchored(this.rows.read(reader, t - DIAGNOSIS_HISTORY_MS, t));
+    const d = diagnoseAnchored(this.rows.read(reader, t - DIAGNOSIS_HISTORY_MS, t), ctx);
     if (watched !== undefined) watched.anchor = d?.anchor ?? null;
     return d?.diagnosis ?? null;
   }

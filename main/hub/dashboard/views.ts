@@ -2,7 +2,7 @@
 // semaphores with their latest sample time, the bounded sparklines, the /ui snapshot.
 import { pickTier, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
 import type { FleetEntry } from "../../../shared/alerts/index.js";
-import { fleetKey, type Sample, type SemaphoreInfo, type SemaphoreState, type Summary } from "../../../shared/protocol/index.js";
+import { fleetKey, type Sample, type SampleLimit, type SemaphoreInfo, type SemaphoreState, type Summary } from "../../../shared/protocol/index.js";
 import {
   UI_LIMITS,
   type Sparkline,
@@ -49,7 +49,16 @@ export function historyView(core: HubCore, key: string, q: WindowQuery): ViewRes
   const interval = h.latestT() === null ? 1000 : intervalOf(core, key);
   const r = range(q, latest, core.now(), interval);
   if (!r.ok) return r;
-  return { ok: true, value: { key, window: toUiWindow(h.window(r.value.tier, r.value.from, r.value.to), q.columns) } };
+  const window = toUiWindow(h.window(r.value.tier, r.value.from, r.value.to), q.columns);
+  const changes = limitChangesIn(core, key, r.value.from, r.value.to);
+  if (changes.length > 0) window.limitChanges = changes;
+  return { ok: true, value: { key, window } };
+}
+
+/** The adaptive limit's changes kept for `key` (at most LIMIT_CHANGES_KEPT) made within [from, to]. */
+function limitChangesIn(core: HubCore, key: string, from: number, to: number): SampleLimit[] {
+  const all = core.engine.registry.tracker(key)?.limitChanges;
+  return all === undefined ? [] : all.filter((c) => c.t >= from && c.t <= to);
 }
 
 export function fleetHistoryView(core: HubCore, service: string, name: string, q: WindowQuery): ViewResult<{ key: string; window: UiWindow }> {

@@ -1,5 +1,5 @@
 // Under a convoy or starvation alert: the cause the hub named from the numbers (slow downstream,
-// N too tight, or a rate problem a semaphore cannot solve) and the fix, with the figures behind it.
+// N too tight, a rate problem a semaphore cannot solve, or N itself lowered) and the fix, with the figures behind it.
 import type { Diagnosis } from "../../../shared/diagnosis/index.js";
 import { fmtDuration, fmtPct, fmtRate } from "../logic/format.js";
 
@@ -7,6 +7,7 @@ export const CAUSE_LABEL: Record<Diagnosis["cause"], string> = {
   slow_downstream: "Slow downstream",
   cap_too_tight: "N too tight",
   rate_limit_needed: "Rate problem",
+  cap_lowered: "Limit lowered",
   inconclusive: "No clear cause",
 };
 
@@ -57,6 +58,15 @@ export function DiagnosisView({ diagnosis: d }: { diagnosis: Diagnosis }) {
             <dt>N needed</dt>
             <dd className="mono" data-testid="needed-n">
               {n.neededN}
+            </dd>
+          </>
+        )}
+        {n.capBefore !== undefined && (
+          <>
+            <dt>N before</dt>
+            <dd className="mono" data-testid="cap-before">
+              {n.capBefore}
+              {n.capLoweredBy !== undefined && <span className="muted"> (lowered by {n.capLoweredBy === "adaptive" ? "the adaptive limit" : n.capLoweredBy === "share" ? "the replica share" : "a resize"})</span>}
             </dd>
           </>
         )}

@@ -33,12 +33,16 @@ export interface ChartSpec {
   height: number;
 }
 
-/** A vertical line at a moment (an alert raised). */
+/** A vertical line at a moment (an alert raised, a change of an adaptive limit). */
 export interface Marker {
   t: number;
   label: string;
-  /** The hover text: which alert, when, what it said. */
+  /** The hover text: which alert, when, what it said; for a limit, the change and its reason. */
   title?: string;
+  /** "limit": a change of the cap, drawn in the cap's colour on `chartId`'s chart only. Default "alert": on every chart. */
+  kind?: "alert" | "limit";
+  /** The chart (ChartSpec.id) it is drawn on; absent: every chart. */
+  chartId?: string;
 }
 
 /** A horizontal line at a level (a fleet budget). */

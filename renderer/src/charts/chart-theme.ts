@@ -38,6 +38,8 @@ export interface ChartColors {
   text: string;
   panel: string;
   marker: string;
+  /** An adaptive limit's change markers: the cap line's colour. */
+  limit: string;
   budget: string;
   font: string;
 }
@@ -49,6 +51,7 @@ export function chartColors(): ChartColors {
     text: cssVar("--text"),
     panel: cssVar("--panel", "#fff"),
     marker: cssVar("--c-marker"),
+    limit: cssVar("--c-cap"),
     budget: cssVar("--c-budget"),
     font: cssVar("--font", "sans-serif"),
   };

@@ -56,6 +56,18 @@ interface MarkerGroup {
   markers: Marker[];
 }
 
+/** The markers drawn on chart `chartId`: those for every chart and its own. */
+function markersOf(markers: readonly Marker[], chartId: string): readonly Marker[] {
+  return markers.every((m) => m.chartId === undefined) ? markers : markers.filter((m) => m.chartId === undefined || m.chartId === chartId);
+}
+
+/** A group's label: the one marker's, else how many (alerts, limit changes, or both). */
+function groupLabel(g: MarkerGroup): string {
+  if (g.markers.length === 1) return g.markers[0].label;
+  const limits = g.markers.filter((m) => m.kind === "limit").length;
+  return limits === 0 ? `${g.markers.length} alerts` : limits === g.markers.length ? `${limits} changes` : `${g.markers.length} events`;
+}
+
 /** Markers sorted by time, grouped where their lines would fall within MARKER_MERGE_PX of each other. */
 function groupMarkers(u: uPlot, markers: readonly Marker[], px: number): MarkerGroup[] {
   const groups: MarkerGroup[] = [];
@@ -96,8 +108,10 @@ function attachTip(u: uPlot): void {
   });
 }
 
-/** Markers within this many CSS pixels of the cursor are named in the tooltip. */
+/** Markers within this many CSS pixels of the cursor are named in the tooltip... */
 const MARKER_HOVER_PX = 6;
+/** ...the latest this many of them. */
+const MARKER_TIP_LINES = 6;
 
 /**
  * The tooltip at the cursor, on the chart under the pointer only: the time, each shown series'
@@ -114,9 +128,10 @@ function updateTip(u: uPlot, spec: ChartSpec, colors: readonly string[], markers
     return;
   }
   const lines: [string, string, string | null][] = [["", fmtClock(u.data[0][idx]), null]];
-  for (const m of markers) {
-    if (Math.abs(u.valToPos(m.t, "x") - left) <= MARKER_HOVER_PX) lines.push(["", m.title ?? m.label, "marker"]);
-  }
+  const near = markersOf(markers, spec.id).filter((m) => Math.abs(u.valToPos(m.t, "x") - left) <= MARKER_HOVER_PX).sort((a, b) => a.t - b.t);
+  // An adaptive limit may change every tenth of a second: the tip names the latest few.
+  if (near.length > MARKER_TIP_LINES) lines.push(["", `${near.length - MARKER_TIP_LINES} earlier here`, "marker"]);
+  for (const m of near.slice(-MARKER_TIP_LINES)) lines.push(["", m.title ?? m.label, m.kind === "limit" ? "limit" : "marker"]);
   spec.series.forEach((s, i) => {
     const series = u.series[i + 1];
     if (series.show === false) return;
@@ -126,8 +141,8 @@ function updateTip(u: uPlot, spec: ChartSpec, colors: readonly string[], markers
   tip.el.replaceChildren(
     ...lines.map(([label, value, color]) => {
       const row = document.createElement("div");
-      row.className = color === "marker" ? "tip-marker" : "tip-row";
-      if (color !== null && color !== "marker") {
+      row.className = color === "marker" ? "tip-marker" : color === "limit" ? "tip-marker tip-limit" : "tip-row";
+      if (color !== null && color !== "marker" && color !== "limit") {
         const dot = document.createElement("span");
         dot.className = "tip-dot";
         dot.style.background = color;
@@ -256,17 +271,19 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number, k = 1)
           // the one before it is left out.
           let labelEnd = -Infinity;
           const drawn: string[] = [];
-          for (const g of groupMarkers(u, bound.feed.markers(), px)) {
+          for (const g of groupMarkers(u, markersOf(bound.feed.markers(), spec.id), px)) {
             const x = g.x;
             if (!(x >= left && x <= left + w)) continue;
-            ctx.strokeStyle = c.marker;
+            // A group of limit changes only is drawn in the cap's colour; one with an alert in it, as an alert.
+            const colour = g.markers.every((m) => m.kind === "limit") ? c.limit : c.marker;
+            ctx.strokeStyle = colour;
             ctx.setLineDash([4 * px, 3 * px]);
             ctx.beginPath();
             ctx.moveTo(x, top);
             ctx.lineTo(x, top + h);
             ctx.stroke();
             ctx.setLineDash([]);
-            const label = g.markers.length === 1 ? g.markers[0].label : `${g.markers.length} alerts`;
+            const label = groupLabel(g);
             ctx.font = `${10.5 * px}px ${c.font}`;
             const labelWidth = ctx.measureText(label).width;
             const shown = x >= labelEnd && x + labelWidth + 8 * px <= left + w;
@@ -276,7 +293,7 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number, k = 1)
             ctx.fillStyle = c.panel;
             ctx.fillRect(x + 2 * px, top + 1 * px, labelWidth + 6 * px, 14 * px);
             labelEnd = x + labelWidth + 12 * px;
-            ctx.fillStyle = c.marker;
+            ctx.fillStyle = colour;
             ctx.fillText(label, x + 5 * px, top + 12 * px);
           }
           // As the ticks: what the markers drew (x in CSS px from the plot's left, how many, the label).

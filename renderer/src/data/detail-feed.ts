@@ -5,7 +5,9 @@
 // arrived meanwhile. Charts subscribe to it (ChartFeed) and redraw in the next frame.
 import type uPlot from "uplot";
 import type { UiSemaphore, UiWindow } from "../../../shared/ui-protocol/types.js";
+import type { SampleLimit } from "../../../shared/protocol/types.js";
 import type { ChartFeed, Level, Marker } from "../charts/chart-spec.js";
+import { limitMarker, mergeLimitChanges } from "../logic/limit-changes.js";
 import { DETAIL_COLUMNS, liveRow, type DetailColumn } from "../logic/live-row.js";
 import { historyRange, type HistoryRange, type Pin } from "../logic/time-window.js";
 import type { DashboardStore } from "./dashboard-store.js";
@@ -36,6 +38,10 @@ export class DetailFeed implements ChartFeed {
   private readonly dataListeners = new Set<() => void>();
   private readonly statusListeners = new Set<() => void>();
   private markerList: Marker[] = [];
+  /** An adaptive limit's changes in view, oldest first (a semaphore's window's `limitChanges`, then live ones). */
+  private limitList: readonly SampleLimit[] = [];
+  /** markerList and a marker per limit change, made when either changes. */
+  private allMarkers: readonly Marker[] = [];
   private levelList: Level[] = [];
   private extraVersion = 0;
   private loadSeq = 0;
@@ -89,7 +95,12 @@ export class DetailFeed implements ChartFeed {
   }
 
   markers(): readonly Marker[] {
-    return this.markerList;
+    return this.allMarkers;
+  }
+
+  /** The adaptive limit's changes held for the view, oldest first. */
+  limitChanges(): readonly SampleLimit[] {
+    return this.limitList;
   }
 
   levels(): readonly Level[] {
@@ -158,6 +169,7 @@ export class DetailFeed implements ChartFeed {
 
   setMarkers(markers: Marker[]): void {
     this.markerList = markers;
+    this.remark();
     this.touch();
   }
 
@@ -169,6 +181,18 @@ export class DetailFeed implements ChartFeed {
   }
 
   // ---- internals ----
+
+  private setLimitChanges(changes: readonly SampleLimit[]): boolean {
+    if (changes === this.limitList) return false;
+    this.limitList = changes;
+    this.remark();
+    this.extraVersion++;
+    return true;
+  }
+
+  private remark(): void {
+    this.allMarkers = this.limitList.length === 0 ? this.markerList : [...this.markerList, ...this.limitList.map(limitMarker)];
+  }
 
   private latestT(): number | null {
     return latestOf(this.store, this.target) ?? this.buffer.latestT;
@@ -191,6 +215,7 @@ export class DetailFeed implements ChartFeed {
       performance.mark("semscope:history-answer");
       if (seq !== this.loadSeq) return;
       this.buffer.load(win, range.tier === "1s" ? 1000 : 60_000);
+      this.setLimitChanges(win.limitChanges ?? []);
       // The charts (ready() reads the status) are drawn first, in this task; React re-renders
       // the view around them ("loading" gone) in the next, so the first chart paints without
       // waiting for every panel's render.
@@ -227,6 +252,7 @@ export class DetailFeed implements ChartFeed {
     }
     this.buffer.append(s.t, liveRow(s.last, interval), interval);
     this.buffer.trim(s.t - this.spanMs - 5 * interval);
+    if (s.last.limit !== undefined) this.setLimitChanges(mergeLimitChanges(this.limitList, [s.last.limit]));
     this.notify();
   }
 
@@ -252,7 +278,8 @@ export class DetailFeed implements ChartFeed {
       // From the last row itself: on the 1 m tier it is the still-open minute, which changes.
       const win = await this.fetch({ tier, from: last, to: this.store.now() + 60_000 });
       if (seq !== this.loadSeq) return;
-      if (this.buffer.merge(win) > 0) {
+      const moreChanges = this.setLimitChanges(mergeLimitChanges(this.limitList, win.limitChanges ?? []));
+      if (this.buffer.merge(win) > 0 || moreChanges) {
         this.buffer.trim((this.buffer.latestT ?? last) - this.spanMs - 5 * this.buffer.intervalMs, 4);
         this.notify();
       }

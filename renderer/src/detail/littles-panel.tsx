@@ -5,6 +5,7 @@
 // panel never contradicts the alert.
 import { diagnoseColumns } from "../../../shared/diagnosis/index.js";
 import { CAUSE_LABEL } from "../alerts/diagnosis-view.js";
+import { useApp } from "../app/context.js";
 import type { DetailFeed } from "../data/detail-feed.js";
 import { fmtDuration, fmtRate } from "../logic/format.js";
 import { littlesLaw, readoutInputs, type LittleVerdict } from "../../../shared/diagnosis/littles-law.js";
@@ -22,6 +23,7 @@ const TONE: Record<LittleVerdict, string> = {
 
 export function LittlesPanel({ feed }: { feed: DetailFeed }) {
   useFeedTick(feed, 1000);
+  const { store } = useApp();
   const status = useFeedStatus(feed);
   const b = feed.buffer;
   const pinAt = status.pin !== null && "at" in status.pin ? status.pin.at : null;
@@ -29,7 +31,9 @@ export function LittlesPanel({ feed }: { feed: DetailFeed }) {
   const inputs = end === null ? null : readoutInputs(b.data, b.indexAt(end - TRAIL_MS[status.tier]), pinAt === null ? b.length : b.indexAt(pinAt + 1), 0);
   const r = inputs === null ? null : littlesLaw(inputs);
   // The 1 m tier's rows are not what the hub diagnoses: no cause is named from them.
-  const d = r?.verdict === "saturated" && status.tier === "1s" && end !== null ? diagnoseColumns(b.t, b.data, end) : null;
+  // With what the hub gives its diagnosis besides the rows: why the cap moved, if it did.
+  const share = feed.target.kind === "semaphore" ? (store.semaphore(feed.target.key)?.last?.share ?? undefined) : undefined;
+  const d = r?.verdict === "saturated" && status.tier === "1s" && end !== null ? diagnoseColumns(b.t, b.data, end, { limitChanges: feed.limitChanges(), share }) : null;
 
   return (
     <div className="card panel littles" data-testid="littles">

@@ -149,9 +149,10 @@ describe("diagnose()", () => {
             const from = Math.max(0, Math.min(end - 1, at - slack));
             const resumed = resumeDiagnosis(rows(from, end), anchor);
             // It resumes whenever it can: the read reaches the incident's first row, and every row
-            // since the last one checked is busy.
+            // since the last one checked is busy, at the cap it had then (a cap that moved may have fallen).
             const since = busyRow.slice(cols.t.indexOf(anchor.checkedT) + 1, end);
-            expect(resumed !== undefined).toBe(from <= at && since.every(Boolean));
+            const capsSince = cols.cap.slice(cols.t.indexOf(anchor.checkedT) + 1, end);
+            expect(resumed !== undefined).toBe(from <= at && since.every(Boolean) && capsSince.every((c) => c === anchor.cap));
             if (resumed !== undefined) expect(resumed).toEqual(whole);
             last = resumed ?? whole;
           } else {
