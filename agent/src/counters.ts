@@ -1,16 +1,10 @@
-// The seven counters a Sample reports per interval, kept as running totals by the Semaphore and by
-// every adapter alike; a sample reports each total's growth since the previous sample.
+// The counters a Sample reports per interval (SAMPLE_COUNTERS), kept as running totals by the
+// Semaphore and by every adapter alike; a sample reports each total's growth since the previous sample.
 import type { Summary } from "../../shared/histogram.js";
+import { SAMPLE_COUNTERS, type SampleCounter } from "../../shared/protocol/sample-layout.js";
 
-export interface SemaphoreCounters {
-  acquired: number;
-  released: number;
-  timeouts: number;
-  rejections: number;
-  aborts: number;
-  doubleReleases: number;
-  leaseExpiries: number;
-}
+/** A Semaphore's or an adapter's running totals, one per counter of a Sample. */
+export type SemaphoreCounters = Record<SampleCounter, number>;
 
 /** The summary of an interval with no values (what an empty DenseHist gives), without making one. */
 export function emptySummary(): Summary {
@@ -34,4 +28,10 @@ export function takeIntervalCounts(total: Readonly<SemaphoreCounters>, last: Sem
   };
   Object.assign(last, total);
   return d;
+}
+
+/** Whether no total has moved since `last` (once per semaphore and interval: a loop is cheap enough). */
+export function sameCounts(total: Readonly<SemaphoreCounters>, last: Readonly<SemaphoreCounters>): boolean {
+  for (const k of SAMPLE_COUNTERS) if (total[k] !== last[k]) return false;
+  return true;
 }

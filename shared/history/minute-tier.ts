@@ -13,12 +13,13 @@
 // minute sums stay exact to 2^24 events per minute.
 
 import { BUCKETS } from "../histogram.js";
+import { SAMPLE_COUNTERS } from "../protocol/sample-layout.js";
 import type { Sample } from "../protocol/types.js";
 import { ColumnRing, type RowPool } from "./column-ring.js";
 import {
-  COUNTERS,
   addCounters,
   MINUTE_MS,
+  perSecond,
   RATE_COLUMN,
   type ColumnarWindow,
   type HistKind,
@@ -45,7 +46,7 @@ const VALUES = [
   "waitersMax",
   "oldestWaitMsMax",
   "longestHoldMsMax",
-  ...COUNTERS,
+  ...SAMPLE_COUNTERS,
   "waitCount",
   "waitMax",
   "holdCount",
@@ -53,8 +54,8 @@ const VALUES = [
 ] as const;
 const STRIDE = VALUES.length;
 const AT = Object.fromEntries(VALUES.map((name, i) => [name, i])) as Record<(typeof VALUES)[number], number>;
-const COUNTER_AT = COUNTERS.map((k) => AT[k]);
-const RATE_OF = COUNTERS.map((k) => RATE_COLUMN[k]);
+const COUNTER_AT = SAMPLE_COUNTERS.map((k) => AT[k]);
+const RATE_OF = SAMPLE_COUNTERS.map((k) => RATE_COLUMN[k]);
 /** Per row: the wait percentiles' bucket indices, then the hold ones. */
 const Q = QUANTILES.length;
 
@@ -91,10 +92,10 @@ const WAITERS_AREA = 7;
 const WAITERS_MAX = 8;
 const OLDEST_WAIT_MAX = 9;
 const LONGEST_HOLD_MAX = 10;
-/** Sums in COUNTERS order. */
+/** Sums in SAMPLE_COUNTERS order. */
 const SUMS = 11;
 /** A histogram's mass, count and max (see HistAccumulator), then its BUCKETS dense counts. */
-const WAIT = SUMS + COUNTERS.length;
+const WAIT = SUMS + SAMPLE_COUNTERS.length;
 const HOLD = WAIT + 3;
 const WAIT_COUNTS = HOLD + 3;
 const HOLD_COUNTS = WAIT_COUNTS + BUCKETS;
@@ -245,8 +246,8 @@ export class MinuteTier implements TierReader {
     win.waitersMax[j] = v[o + AT.waitersMax];
     win.oldestWaitMs[j] = v[o + AT.oldestWaitMsMax];
     win.longestHoldMs[j] = v[o + AT.longestHoldMsMax];
-    const perSec = 1000 / v[o + AT.coveredMs];
-    for (let k = 0; k < COUNTERS.length; k++) win[RATE_OF[k]][j] = v[o + COUNTER_AT[k]] * perSec;
+    const perSec = perSecond(v[o + AT.coveredMs]);
+    for (let k = 0; k < SAMPLE_COUNTERS.length; k++) win[RATE_OF[k]][j] = v[o + COUNTER_AT[k]] * perSec;
     const q = p * 2 * Q;
     // An empty histogram has every percentile 0, as DenseHist reports.
     const waitEmpty = isEmptySlot(c.waitHist, p * this.histBytes);
@@ -305,7 +306,7 @@ export class MinuteTier implements TierReader {
     v[r + AT.waitersMax] = o[WAITERS_MAX];
     v[r + AT.oldestWaitMsMax] = o[OLDEST_WAIT_MAX];
     v[r + AT.longestHoldMsMax] = o[LONGEST_HOLD_MAX];
-    for (let i = 0; i < COUNTERS.length; i++) v[r + COUNTER_AT[i]] = o[SUMS + i];
+    for (let i = 0; i < SAMPLE_COUNTERS.length; i++) v[r + COUNTER_AT[i]] = o[SUMS + i];
     const open = this.open;
     v[r + AT.waitCount] = open.histCount("wait");
     v[r + AT.waitMax] = open.histMax("wait");
@@ -335,8 +336,8 @@ export class MinuteTier implements TierReader {
     win.waitersMax[j] = o[WAITERS_MAX];
     win.oldestWaitMs[j] = o[OLDEST_WAIT_MAX];
     win.longestHoldMs[j] = o[LONGEST_HOLD_MAX];
-    const perSec = 1000 / covered;
-    for (let i = 0; i < COUNTERS.length; i++) win[RATE_COLUMN[COUNTERS[i]]][j] = o[SUMS + i] * perSec;
+    const perSec = perSecond(covered);
+    for (let i = 0; i < SAMPLE_COUNTERS.length; i++) win[RATE_COLUMN[SAMPLE_COUNTERS[i]]][j] = o[SUMS + i] * perSec;
     win.waitCount[j] = open.histCount("wait");
     win.waitP50[j] = open.quantile("wait", 0.5);
     win.waitP90[j] = open.quantile("wait", 0.9);

@@ -8,6 +8,7 @@
 // verdict and the reason (parsePayload for a whole batch, samples-check.ts item by item). A
 // differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
+import { SAMPLE_PARTS } from "./sample-layout.js";
 import { sampleSchema, summarySchema } from "./schemas.js";
 import { LIMITS, type Sample, type SampleGlobal, type SampleLimit, type SampleShare, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
 
@@ -75,8 +76,8 @@ function exactKeys(v: Obj, keys: readonly string[]): boolean {
 let summaryKeys: readonly string[] | undefined;
 let sampleKeys: readonly string[] | undefined;
 const SUMMARY_KEYS = (): readonly string[] => (summaryKeys ??= Object.keys(summarySchema.shape));
-// `global`, `share` and `limit` are optional and come last: a sample that has one is copied (sampleGlobal(), sampleShare(), sampleLimit()).
-const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => k !== "global" && k !== "share" && k !== "limit"));
+// The optional parts come last: a sample that has one is copied (sampleGlobal(), sampleShare(), sampleLimit()).
+const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => !(SAMPLE_PARTS as readonly string[]).includes(k)));
 
 function summary(v: unknown): Summary | undefined {
   if (!plain(v)) return FAIL;

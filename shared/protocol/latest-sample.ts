@@ -8,7 +8,8 @@
 // the global view) are rare next to writes and get a fresh Sample, equal to the one written
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
 import { quietSample } from "./sample-activity.js";
-import { HOLD_AT, PAIRS_AT, readSampleNumbers, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
+import { SAMPLE_NUMBERS } from "./sample-layout.js";
+import { HOLD_AT, PAIRS_AT, readSampleNumbers, readSummaryNumbers, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
 import type { Sample, SampleGlobal, SampleLimit, SampleShare, SparseHist, Summary } from "./types.js";
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
@@ -18,10 +19,12 @@ const IN_USE = SAMPLE_NUMBERS.indexOf("inUse");
 const WAITERS = SAMPLE_NUMBERS.indexOf("waiters");
 
 function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
-  const n = v[at + 5];
+  const out: Summary = { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
+  const n = readSummaryNumbers(v, at, out);
   const hist: SparseHist = new Array<[number, number]>(n);
   for (let i = 0; i < n; i++) hist[i] = [v[pairsAt + 2 * i], v[pairsAt + 2 * i + 1]];
-  return { count: v[at], p50: v[at + 1], p90: v[at + 2], p99: v[at + 3], max: v[at + 4], hist };
+  out.hist = hist;
+  return out;
 }
 
 export class LatestSample {
