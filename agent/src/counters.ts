@@ -1,15 +1,9 @@
 // The counters a Sample reports per interval (SAMPLE_COUNTERS), kept as running totals by the
 // Semaphore and by every adapter alike; a sample reports each total's growth since the previous sample.
-import type { Summary } from "../../shared/histogram.js";
 import { SAMPLE_COUNTERS, type SampleCounter } from "../../shared/protocol/sample-layout.js";
 
 /** A Semaphore's or an adapter's running totals, one per counter of a Sample. */
 export type SemaphoreCounters = Record<SampleCounter, number>;
-
-/** The summary of an interval with no values (what an empty DenseHist gives), without making one. */
-export function emptySummary(): Summary {
-  return { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
-}
 
 export function zeroCounters(): SemaphoreCounters {
   return { acquired: 0, released: 0, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0 };

@@ -22,8 +22,8 @@ import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIME
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
-import { emptySummary, sameCounts, takeIntervalCounts, zeroCounters, type SemaphoreCounters } from "./counters.js";
-import { DenseHist } from "../../shared/histogram.js";
+import { sameCounts, takeIntervalCounts, zeroCounters, type SemaphoreCounters } from "./counters.js";
+import { DenseHist, emptySummary } from "../../shared/histogram.js";
 import { RATE_WINDOW_GRANTS, SemaphoreCore } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
 import { ReplicaShare } from "./share/replica-share.js";

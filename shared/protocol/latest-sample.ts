@@ -7,6 +7,7 @@
 // reused from sample to sample lets the wire object die young. Readers (/api/state, /ui, metrics,
 // the global view) are rare next to writes and get a fresh Sample, equal to the one written
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
+import { emptySummary } from "../histogram.js";
 import { quietSample } from "./sample-activity.js";
 import { SAMPLE_NUMBERS } from "./sample-layout.js";
 import { HOLD_AT, PAIRS_AT, readSampleNumbers, readSummaryNumbers, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
@@ -19,7 +20,7 @@ const IN_USE = SAMPLE_NUMBERS.indexOf("inUse");
 const WAITERS = SAMPLE_NUMBERS.indexOf("waiters");
 
 function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
-  const out: Summary = { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
+  const out = emptySummary();
   const n = readSummaryNumbers(v, at, out);
   const hist: SparseHist = new Array<[number, number]>(n);
   for (let i = 0; i < n; i++) hist[i] = [v[pairsAt + 2 * i], v[pairsAt + 2 * i + 1]];
