@@ -4,7 +4,7 @@
 import type { Sample, Summary } from "./types.js";
 
 /** Levels read at the end of the interval. */
-export const SAMPLE_GAUGES = ["cap", "inUse", "available", "waiters", "oldestWaitMs", "longestHoldMs"] as const satisfies readonly NumberKey<Sample>[];
+const SAMPLE_GAUGES = ["cap", "inUse", "available", "waiters", "oldestWaitMs", "longestHoldMs"] as const satisfies readonly NumberKey<Sample>[];
 
 /** Counts within the interval: an agent keeps running totals and sends what each grew by. */
 export const SAMPLE_COUNTERS = [
@@ -27,10 +27,8 @@ export const SUMMARY_NUMBERS = ["count", "p50", "p90", "p99", "max"] as const sa
 /** Optional parts, sent only by the semaphores that have one: global scope, a shared budget, an adaptive cap. */
 export const SAMPLE_PARTS = ["global", "share", "limit"] as const satisfies readonly OptionalKey<Sample>[];
 
-export type SampleGauge = (typeof SAMPLE_GAUGES)[number];
 export type SampleCounter = (typeof SAMPLE_COUNTERS)[number];
 export type SampleNumber = (typeof SAMPLE_NUMBERS)[number];
-export type SamplePart = (typeof SAMPLE_PARTS)[number];
 
 /** Whether `s` carries an optional part (SAMPLE_PARTS, written out: it is asked of every sample the hub stores). */
 export function hasParts(s: Sample): boolean {
@@ -41,5 +39,5 @@ type NumberKey<T> = { [K in keyof T]-?: T[K] extends number ? K : never }[keyof 
 type OptionalKey<T> = { [K in keyof T]-?: undefined extends T[K] ? K : never }[keyof T];
 /** `true` when `Unlisted` is empty; otherwise a type that names the fields no list has. */
 type NoneUnlisted<Unlisted> = [Unlisted] extends [never] ? true : { unlisted: Unlisted };
-const _everySampleField: NoneUnlisted<Exclude<keyof Sample, "id" | SampleNumber | (typeof SAMPLE_SUMMARIES)[number] | SamplePart>> = true;
+const _everySampleField: NoneUnlisted<Exclude<keyof Sample, "id" | SampleNumber | (typeof SAMPLE_SUMMARIES)[number] | (typeof SAMPLE_PARTS)[number]>> = true;
 const _everySummaryNumber: NoneUnlisted<Exclude<keyof Summary, "hist" | (typeof SUMMARY_NUMBERS)[number]>> = true;
