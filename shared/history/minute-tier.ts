@@ -33,8 +33,8 @@ const QUANTILES = [0.5, 0.9, 0.99] as const;
 
 /**
  * The Float32 values of a row, in this order, stored row-major (one stride-VALUES.length column,
- * as in second-tier.ts): one typed array per tier rather than twenty. At 10,000 semaphores the
- * columns' views were ~200,000 heap objects for every major GC to mark.
+ * as in second-tier.ts): one typed array per tier rather than twenty, so 10,000 semaphores do
+ * not add ~200,000 column views for every major GC to mark.
  */
 const VALUES = [
   "coveredMs",
@@ -104,8 +104,8 @@ const OPEN_LENGTH = HOLD_COUNTS + BUCKETS;
 /**
  * The minute being filled: exact, dense, reused from minute to minute. Every number in one array,
  * its two histograms' counts included: a sample of each of 10,000 semaphores comes between two of
- * this one's, so what it touches is cold every time, and it was spread over seven objects (two
- * accumulators, their counts, the sums, boxed doubles), each a line and a dependent load.
+ * this one's, so what it touches is cold every time, and each object more (accumulators, counts,
+ * sums, boxed doubles) would be one more cache line and dependent load.
  */
 class OpenMinute {
   readonly v = new Float64Array(OPEN_LENGTH);
@@ -151,8 +151,8 @@ class OpenMinute {
 
   /**
    * Where a histogram's dense counts start in `v`: readers take (v, countsAt) rather than a
-   * subarray, which was eight small allocations per semaphore each time a minute closed, all
-   * 10,000 of them in the same second.
+   * subarray, which would be small allocations per semaphore each time a minute closes, for
+   * every semaphore in the same second.
    */
   countsAt(kind: HistKind): number {
     return kind === "wait" ? WAIT_COUNTS : HOLD_COUNTS;

@@ -139,8 +139,8 @@ export class SecondTier implements TierReader {
 
   writeRows(lo: number, n: number, win: MutableWindow<ColumnarWindow>): void {
     // Every column named once, outside the loop, and rows read a chunk at a time: diagnoses read
-    // an alerted semaphore's rows every 5–30 s (up to 180 when an incident begins), and by name
-    // per row, with the row located each time, a warm read cost ~70 ns a row.
+    // an alerted semaphore's rows every 5–30 s (up to 180 when an incident begins), and a lookup
+    // by name and a ring locate per row would cost more than the copy itself.
     const { t: wt, intervalMs: wInterval, cap, inUse, inUseMax, available, waiters, waitersMax, oldestWaitMs, longestHoldMs } = win;
     const { acquiredPerSec, releasedPerSec, timeoutsPerSec, rejectionsPerSec, abortsPerSec, doubleReleasesPerSec, leaseExpiriesPerSec } = win;
     const { waitCount, waitP50, waitP90, waitP99, waitMax, holdCount, holdP50, holdP90, holdP99, holdMax } = win;

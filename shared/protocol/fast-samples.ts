@@ -1,6 +1,6 @@
 // A hand-written fast path for `samples`: the payload every agent sends every interval, and the
-// biggest (up to 1,000 items with two histograms each), which zod takes ~90 ms to check at full
-// size (this: under 1 ms). It accepts exactly what samplesBatchSchema accepts and builds what it
+// biggest (up to 1,000 items with two histograms each), which zod checks hundreds of times more
+// slowly (bench:hub reports both). It accepts exactly what samplesBatchSchema accepts and builds what it
 // returns (unknown fields dropped, keys in schema order: the input object itself when it is already
 // exactly that, see exactKeys(), else a fresh copy; the histogram arrays are checked in place and
 // kept, see hist()); for anything else, and anything unusual (a non-plain
@@ -58,9 +58,9 @@ function hist(v: unknown): SparseHist | undefined {
  * Whether `v`'s enumerable keys are exactly `keys`, in that order: then the schema's output (its
  * keys, in schema order, nothing dropped) is `v` itself, once each value is checked. Returning it
  * rather than a copy is not only an allocation saved: a copy made while the parsed packet is still
- * live points at its histogram arrays, and once V8 pretenures the copy's allocation site (it does,
- * after a phase where batches wait in the hub's queues) every packet it points into survives to
- * the old generation, ~1 KB per sample, and each young GC costs 3-4x as much.
+ * live points at its histogram arrays, and should V8 pretenure the copy's allocation site (it may,
+ * when batches wait in the hub's queues) every packet it points into would survive to the old
+ * generation, making each young GC several times as costly.
  */
 function exactKeys(v: Obj, keys: readonly string[]): boolean {
   let i = 0;

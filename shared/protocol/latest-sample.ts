@@ -2,8 +2,8 @@
 //
 // Why: the hub keeps every semaphore's latest sample for one interval (the engine, for status,
 // /api/state and the fleet views). Keeping the parsed wire object (with its histograms'
-// arrays of pairs) that long has it copied by two young-generation GCs and promoted, for 10,000
-// semaphores a second: the hub's scavenges then took 40–90 ms. Copying its numbers into storage
+// arrays of pairs) that long has it copied by two young-generation GCs and promoted, for every
+// semaphore every second, which makes each scavenge long. Copying its numbers into storage
 // reused from sample to sample lets the wire object die young. Readers (/api/state, /ui, metrics,
 // the global view) are rare next to writes and get a fresh Sample, equal to the one written
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
@@ -30,12 +30,12 @@ function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
 
 export class LatestSample {
   /**
-   * Every number, in one array: NUMBERS' values in that order, then each Summary's five numbers
-   * and its pair count (WAIT_AT, HOLD_AT), then room for `pairs` histogram pairs (bucket, count)
+   * Every number, in one array, laid out as sample-numbers.ts says (the Sample's plain numbers,
+   * then each Summary's numbers and its pair count at WAIT_AT, HOLD_AT), then room for `pairs` histogram pairs (bucket, count)
    * of the wait Summary and as many of the hold one. One object, a few adjacent cache lines: a
    * sample arrives for each of 10,000 semaphores between two of this one's, so whatever it is
    * spread over is cold again each time, and each object reached through another is one more
-   * wait. (It was three objects and two arrays, their numbers boxed.)
+   * wait.
    */
   private values = new Float64Array(PAIRS_AT + 4 * INITIAL_PAIRS);
   /** Pairs each Summary has room for. */
