@@ -172,4 +172,7 @@ export function mergeSummaries(summaries: readonly Summary[]): Summary {
   };
 }
 
-export const EMPTY_SUMMARY: Readonly<Summary> = Object.freeze({ count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] });
+/** The summary of no values (what an empty DenseHist gives), a fresh object each time: callers refill it. */
+export function emptySummary(): Summary {
+  return { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
+}

@@ -1,21 +1,9 @@
-// The seven counters a Sample reports per interval, kept as running totals by the Semaphore and by
-// every adapter alike; a sample reports each total's growth since the previous sample.
-import type { Summary } from "../../shared/histogram.js";
+// The counters a Sample reports per interval (SAMPLE_COUNTERS), kept as running totals by the
+// Semaphore and by every adapter alike; a sample reports each total's growth since the previous sample.
+import { SAMPLE_COUNTERS, type SampleCounter } from "../../shared/protocol/sample-layout.js";
 
-export interface SemaphoreCounters {
-  acquired: number;
-  released: number;
-  timeouts: number;
-  rejections: number;
-  aborts: number;
-  doubleReleases: number;
-  leaseExpiries: number;
-}
-
-/** The summary of an interval with no values (what an empty DenseHist gives), without making one. */
-export function emptySummary(): Summary {
-  return { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
-}
+/** A Semaphore's or an adapter's running totals, one per counter of a Sample. */
+export type SemaphoreCounters = Record<SampleCounter, number>;
 
 export function zeroCounters(): SemaphoreCounters {
   return { acquired: 0, released: 0, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0 };
@@ -34,4 +22,10 @@ export function takeIntervalCounts(total: Readonly<SemaphoreCounters>, last: Sem
   };
   Object.assign(last, total);
   return d;
+}
+
+/** Whether no total has moved since `last` (once per semaphore and interval: a loop is cheap enough). */
+export function sameCounts(total: Readonly<SemaphoreCounters>, last: Readonly<SemaphoreCounters>): boolean {
+  for (const k of SAMPLE_COUNTERS) if (total[k] !== last[k]) return false;
+  return true;
 }

@@ -1,6 +1,7 @@
 // semscope-agent: the public API (docs/agent-api.md).
 export { Semaphore } from "./semaphore.js";
-export type { SemaphoreSnapshot, HolderSnapshot, SemaphoreCounters } from "./semaphore.js";
+export type { SemaphoreSnapshot, HolderSnapshot } from "./semaphore.js";
+export type { SemaphoreCounters } from "./counters.js";
 export { Permit } from "./permit.js";
 export { FlightRecorder, DEFAULT_FLIGHT_CAPACITY, type FlightOpInit, type RingOp } from "./flight-recorder.js";
 export { SemaphoreTimeoutError, SemaphoreRejectedError, SemaphoreClosedError } from "./errors.js";
@@ -11,9 +12,11 @@ export { onEvent, trackedAll, type Tracked } from "./registry.js";
 export { instrument, SUPPORTED_TARGETS } from "./instrument.js";
 export { SemscopeAdapterError } from "./adapters/adapter-error.js";
 export { SemscopeRedisUnavailableError } from "./adapters/redis-semaphore/errors.js";
-export type { RedisSemaphoreOptions, RedisSemaphoreHandle, OnRedisDown } from "./adapters/redis-semaphore/adapter.js";
-export type { InstrumentHandle, InstrumentOptions, AdapterInfo, AdapterSnapshot, AdapterCounters, BlindField } from "./adapters/adapter-core.js";
+export type { RedisSemaphoreHandle } from "./adapters/redis-semaphore/adapter.js";
+export type { RedisSemaphoreOptions, OnRedisDown } from "./adapters/redis-semaphore/options.js";
+export type { InstrumentHandle, InstrumentOptions, AdapterInfo, AdapterSnapshot, BlindField } from "./adapters/adapter-core.js";
 export type { PLimitHandle, LimitLike } from "./adapters/p-limit.js";
-export { connect, type Agent, type AgentStatus, type ConnectOptions } from "./reporter/connect.js";
+export { connect, type Agent, type AgentStatus } from "./reporter/connect.js";
+export type { ConnectOptions } from "./reporter/connect-options.js";
 export type { OtelMeter, OtelOptions, OtelAttributes } from "./otel-metrics.js";
 export type { AgentEvent, Sample, SampleLimit, SemaphoreInfo, QueueMode, FlightRecord, FlightOp, FlightOpKind } from "../../shared/protocol/types.js";

@@ -11,7 +11,9 @@ import { instrumentPLimit, isPLimit, type PLimitHandle } from "./adapters/p-limi
 import { instrumentPQueue, isPQueue } from "./adapters/p-queue.js";
 import { instrumentMysql2, isMysql2Pool, isMysql2PromisePool } from "./adapters/mysql2.js";
 import { instrumentTarn, isKnex, isTarnPool } from "./adapters/tarn.js";
-import { instrumentRedisSemaphore, isRedisSemaphore, type RedisSemaphoreHandle, type RedisSemaphoreOptions } from "./adapters/redis-semaphore/adapter.js";
+import { instrumentRedisSemaphore, type RedisSemaphoreHandle } from "./adapters/redis-semaphore/adapter.js";
+import type { RedisSemaphoreOptions } from "./adapters/redis-semaphore/options.js";
+import { isRedisSemaphore } from "./adapters/redis-semaphore/shape.js";
 import { instrumentUndici, isUndiciDispatcher } from "./adapters/undici.js";
 import { instrumentBottleneck, isBottleneck, type BottleneckOptions } from "./adapters/bottleneck.js";
 import { instrumentPiscina, isPiscina } from "./adapters/piscina.js";

@@ -7,7 +7,7 @@
 // package, at run time or for its types; @opentelemetry/api's Meter fits it.
 import { bucketMidMs, type SparseHist } from "../../shared/histogram.js";
 import type { Sample } from "../../shared/protocol/types.js";
-import type { SemaphoreCounters } from "./counters.js";
+import { SAMPLE_COUNTERS, type SampleCounter } from "../../shared/protocol/sample-layout.js";
 import { DURATION_BUCKETS_SECONDS } from "./reporter/prometheus.js";
 
 export type OtelAttributes = Record<string, string>;
@@ -45,25 +45,29 @@ export interface OtelOptions {
 /** The attribute naming the semaphore (as db.client.connection.pool.name names a pool). */
 export const SEMAPHORE_ATTRIBUTE = "semscope.semaphore.name";
 
-const COUNTERS: readonly [name: string, unit: string, description: string, field: keyof SemaphoreCounters][] = [
-  ["semscope.semaphore.acquisitions", "{permit}", "Permits granted.", "acquired"],
-  ["semscope.semaphore.releases", "{permit}", "Permits released.", "released"],
-  ["semscope.semaphore.timeouts", "{request}", "Acquires that timed out.", "timeouts"],
-  ["semscope.semaphore.rejections", "{request}", "Acquires refused at once (maxWaiters reached, tryAcquire refused).", "rejections"],
-  ["semscope.semaphore.aborts", "{request}", "Acquires aborted by their signal.", "aborts"],
-  ["semscope.semaphore.double_releases", "{release}", "Second release() calls on one permit (ignored).", "doubleReleases"],
-  ["semscope.semaphore.lease_expiries", "{permit}", "Permits taken back after their lease expired.", "leaseExpiries"],
-];
+/** Each counter's instrument: name, unit, description (made in SAMPLE_COUNTERS order). */
+const COUNTERS: Record<SampleCounter, readonly [name: string, unit: string, description: string]> = {
+  acquired: ["semscope.semaphore.acquisitions", "{permit}", "Permits granted."],
+  released: ["semscope.semaphore.releases", "{permit}", "Permits released."],
+  timeouts: ["semscope.semaphore.timeouts", "{request}", "Acquires that timed out."],
+  rejections: ["semscope.semaphore.rejections", "{request}", "Acquires refused at once (maxWaiters reached, tryAcquire refused)."],
+  aborts: ["semscope.semaphore.aborts", "{request}", "Acquires aborted by their signal."],
+  doubleReleases: ["semscope.semaphore.double_releases", "{release}", "Second release() calls on one permit (ignored)."],
+  leaseExpiries: ["semscope.semaphore.lease_expiries", "{permit}", "Permits taken back after their lease expired."],
+};
 
 export class OtelBridge {
   private readonly last = new Map<string, Sample>();
-  private readonly counters: { add(value: number, attributes?: OtelAttributes): void; field: keyof SemaphoreCounters }[];
+  private readonly counters: { add(value: number, attributes?: OtelAttributes): void; field: SampleCounter }[];
   private readonly wait: { record(value: number, attributes?: OtelAttributes): void } | undefined;
   private readonly hold: { record(value: number, attributes?: OtelAttributes): void } | undefined;
   private readonly detach: (() => void)[] = [];
 
   constructor({ meter, histograms = true }: OtelOptions) {
-    this.counters = COUNTERS.map(([name, unit, description, field]) => Object.assign(meter.createCounter(name, { unit, description }), { field }));
+    this.counters = SAMPLE_COUNTERS.map((field) => {
+      const [name, unit, description] = COUNTERS[field];
+      return Object.assign(meter.createCounter(name, { unit, description }), { field });
+    });
     const advice = { explicitBucketBoundaries: [...DURATION_BUCKETS_SECONDS] };
     if (histograms) {
       this.wait = meter.createHistogram("semscope.semaphore.wait_time", { unit: "s", description: "Time from acquire() to the grant.", advice });

@@ -34,8 +34,6 @@ function captureSettle(resolve: Waiter["settle"]): void {
   captured = resolve;
 }
 
-export type { SemaphoreCounters };
-
 /** Where timed holds go for an adaptive cap (adaptive/adaptive-cap.ts). */
 export interface LatencyWindow {
   sample(holdMs: number, inFlight: number, now: number): void;

@@ -23,14 +23,12 @@ import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIME
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
-import { emptySummary, takeIntervalCounts, zeroCounters } from "./counters.js";
-import { DenseHist } from "../../shared/histogram.js";
-import { RATE_WINDOW_GRANTS, SemaphoreCore, type SemaphoreCounters } from "./semaphore-core.js";
+import { sameCounts, takeIntervalCounts, zeroCounters, type SemaphoreCounters } from "./counters.js";
+import { DenseHist, emptySummary } from "../../shared/histogram.js";
+import { RATE_WINDOW_GRANTS, SemaphoreCore } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
 import type { ReplicaShare } from "./share/replica-share.js";
 import { checkShareOptions, type ShareConfig } from "./share/share-options.js";
-
-export type { SemaphoreCounters } from "./semaphore-core.js";
 
 export interface HolderSnapshot {
   holderId: string;
@@ -327,13 +325,7 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     const last = this.lastSampled;
     // A shared budget's share and an adaptive limit are sent every interval: the hub's fill-in for a skipped sample has neither.
     if (last === undefined || this.replicaShare !== undefined || this.adaptive !== undefined || this.queue.size !== 0 || last.cap !== this.cap || last.used !== this.used) return false;
-    const t = this.total;
-    if (
-      t.acquired !== last.acquired || t.released !== last.released || t.timeouts !== last.timeouts || t.rejections !== last.rejections ||
-      t.aborts !== last.aborts || t.doubleReleases !== last.doubleReleases || t.leaseExpiries !== last.leaseExpiries
-    ) {
-      return false;
-    }
+    if (!sameCounts(this.total, last)) return false;
     // What a sample of a quiet interval would have done: back to timing every hold exactly.
     this.sampleMask = 0;
     this.rateCountdown = RATE_WINDOW_GRANTS;

@@ -38,8 +38,6 @@ export interface AlertEngineOptions {
   readonly registry?: RegistryBase<RegistryAgent>;
 }
 
-type AgentRecord = RegistryAgent;
-
 interface Group {
   readonly service: string;
   readonly name: string;
@@ -282,7 +280,7 @@ export class AlertEngine {
 
   // ---- internals ----
 
-  private heard(a: AgentRecord, now: number): void {
+  private heard(a: RegistryAgent, now: number): void {
     a.connected = true;
     if (now > a.lastSeen) a.lastSeen = now;
     if (a.live) return;
@@ -291,19 +289,19 @@ export class AlertEngine {
     this.evalGroupsOf(a, now);
   }
 
-  private goDown(a: AgentRecord, at: number, cause: DownCause): void {
+  private goDown(a: RegistryAgent, at: number, cause: DownCause): void {
     a.live = false;
     this.evalDown(a, at, cause);
     this.evalGroupsOf(a, at);
   }
 
-  private evalDown(a: AgentRecord, at: number, cause: DownCause | undefined): void {
+  private evalDown(a: RegistryAgent, at: number, cause: DownCause | undefined): void {
     const key = agentKey(a.service, a.instance);
     evaluateAgentDown(this.book, key, this.registry.peers(key), at, a, cause, this.th.agentDown.silentIntervals);
   }
 
   /** Retires the agent's semaphores and takes it out of its name's peers; `drop`: out of the registry too. */
-  private removeAgent(a: AgentRecord, now: number, resolution: string, drop: boolean): void {
+  private removeAgent(a: RegistryAgent, now: number, resolution: string, drop: boolean): void {
     const touched = new Set<string>();
     for (const key of a.semaphores) {
       const sem = this.registry.tracker(key);
@@ -328,7 +326,7 @@ export class AlertEngine {
    * The tracker for an id in an agent's samples or events, created if never registered (then
    * `created` is true until the next call: no result object per sample item).
    */
-  private trackerFor(a: AgentRecord, id: string, cap: number, known?: WarmHandle): SemaphoreTracker {
+  private trackerFor(a: RegistryAgent, id: string, cap: number, known?: WarmHandle): SemaphoreTracker {
     this.created = false;
     // A caller's handle (samples' `known`) is the tracker found below while it is live and still
     // this agent's: used as is, it saves the lookup by id, a string fresh from the packet.
@@ -355,7 +353,7 @@ export class AlertEngine {
   }
 
   /** A semaphore reported by another agent under the same name now belongs to the reporter. */
-  private adopt(a: AgentRecord, sem: SemaphoreTracker): void {
+  private adopt(a: RegistryAgent, sem: SemaphoreTracker): void {
     if (sem.agentId === a.agentId) return;
     this.registry.get(sem.agentId)?.semaphores.delete(sem.key);
     sem.agentId = a.agentId;
@@ -395,7 +393,7 @@ export class AlertEngine {
     evaluateOverBudget(this.book, g.service, g.name, this.liveMembers(g), at);
   }
 
-  private evalGroupsOf(a: AgentRecord, at: number): void {
+  private evalGroupsOf(a: RegistryAgent, at: number): void {
     const seen = new Set<string>();
     for (const key of a.semaphores) {
       const sem = this.registry.tracker(key);

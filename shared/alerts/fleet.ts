@@ -8,7 +8,7 @@
 // the permits its own callers hold. A group is global as soon as one live member says so (a
 // rolling config change is the only way they differ, and summing a global cap would overstate
 // the fleet by the replica count).
-import { EMPTY_SUMMARY, mergeSummaries, type Summary } from "../histogram.js";
+import { emptySummary, mergeSummaries, type Summary } from "../histogram.js";
 import { fleetKey as protocolFleetKey, type SampleShare, type Scope } from "../protocol/types.js";
 
 /** One live replica's semaphore, as the fleet sees it. */
@@ -109,7 +109,7 @@ export function fleetEntry(service: string, name: string, members: readonly Flee
     ...fleetTotals(members),
     inUse,
     waiters,
-    waitMs: waits.length > 0 ? mergeSummaries(waits) : { ...EMPTY_SUMMARY, hist: [] },
-    holdMs: holds.length > 0 ? mergeSummaries(holds) : { ...EMPTY_SUMMARY, hist: [] },
+    waitMs: waits.length > 0 ? mergeSummaries(waits) : emptySummary(),
+    holdMs: holds.length > 0 ? mergeSummaries(holds) : emptySummary(),
   };
 }

@@ -19,7 +19,8 @@ const NONE_C = new Float64Array(0);
 
 export class HistRing {
   // Allocated by the first append: most semaphores never have a convoy window to hold, and at
-  // 10,000 of them four typed arrays each were 80,000 objects more for every major GC.
+  // 10,000 of them four typed arrays each (and their buffers) would be 80,000 objects more for
+  // every major GC.
   private buckets = NONE_B;
   private counts = NONE_C;
   /** Absolute pair offsets (pair k sits at k % size): the ring holds pairs [start, end). */

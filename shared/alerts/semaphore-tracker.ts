@@ -37,8 +37,8 @@ export function implicitInfo(id: string, cap: number): SemaphoreInfo {
 
 // The numbers every sample updates, for all of a semaphore's rules, in one Float64Array (`ruleState`)
 // at these indices. A sample of each of 10,000 semaphores comes between two of this one's, so what
-// a sample touches is cold every time: as fields of the rule objects these doubles were boxes, each
-// one more dependent load behind its object.
+// a sample touches is cold every time: as fields of the rule objects these doubles would be boxes,
+// each one more dependent load behind its object.
 const LAST_T = 0;
 const LEAK_LAST_GOOD_T = 1;
 const CONVOY_FILLING = 2;

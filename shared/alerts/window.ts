@@ -16,7 +16,7 @@ export function addedCoverage(t: number, intervalMs: number, prevT: number): num
 // A run of consecutive samples for which a condition holds, and how much sample time it covers:
 // RUN_LENGTH numbers at `at` in a Float64Array that the caller shares with the rest of its state
 // (a semaphore's rules keep theirs in one array, see SemaphoreTracker). A run fed on every sample
-// of 10,000 semaphores is cold each time it is fed, and as an object its three doubles were three
+// of 10,000 semaphores is cold each time it is fed, and as an object its three doubles would be three
 // boxes more behind the object itself: four dependent loads where an array slot is one.
 const RUN_COUNT = 0;
 const RUN_COVERED = 1;

@@ -7,13 +7,15 @@ import { diagnose, type Diagnosis, type DiagnosisContext, type DiagnosisSeries }
 /** Chart columns aligned on `t` (null: a gap row, or a column the source lacks). */
 export type DiagnosisColumns = { readonly [K in Exclude<keyof DiagnosisSeries, "length" | "t">]?: ArrayLike<number | null> };
 
-/** How far back the hub's diagnosis reads before its moment (main/hub/alert-evidence.ts). */
+/** How far back the hub's diagnosis reads before its moment (main/hub/core/alert-evidence.ts). */
 export const DIAGNOSIS_READ_MS = 180_000;
 
 const FIELDS = [
   "cap", "inUse", "waiters", "acquiredPerSec", "releasedPerSec", "timeoutsPerSec", "rejectionsPerSec", "abortsPerSec",
   "intervalMs", "holdCount", "holdP50", "holdP90", "holdP99", "waitCount", "waitP99",
-] as const;
+] as const satisfies readonly (keyof DiagnosisColumns)[];
+// Compile-time check that the list names every column diagnose() reads.
+const _everyColumnListed: [Exclude<keyof DiagnosisColumns, (typeof FIELDS)[number]>] extends [never] ? true : false = true;
 
 /**
  * The rows with `toT - DIAGNOSIS_READ_MS ≤ t ≤ toT` that carry a sample (an `inUse`), dense, as

@@ -1,6 +1,7 @@
 // What a chart gets out of the history: one Float64Array per series over a time range, all the
 // same length and aligned on `t`, plus the uPlot export that turns gaps into nulls.
 
+import { SAMPLE_COUNTERS, type SampleCounter } from "../protocol/sample-layout.js";
 import type { Sample } from "../protocol/types.js";
 import type { HistAccumulator } from "./hist-accumulator.js";
 
@@ -9,24 +10,10 @@ export type HistKind = "wait" | "hold";
 
 export const MINUTE_MS = 60_000;
 
-/** Sample gauges, stored per 1s point; the 1m tier keeps a mean, a max, a min or the last of each. */
-export const GAUGES = ["cap", "inUse", "available", "waiters", "oldestWaitMs", "longestHoldMs"] as const;
-/** Sample counters: counts within the interval; the 1m tier keeps their sums. */
-export const COUNTERS = [
-  "acquired",
-  "released",
-  "timeouts",
-  "rejections",
-  "aborts",
-  "doubleReleases",
-  "leaseExpiries",
-] as const satisfies readonly (keyof Sample)[];
-export type Counter = (typeof COUNTERS)[number];
-
 /**
- * Adds a sample's counters into `sums` from index `at`, in COUNTERS order: the hub's running
+ * Adds a sample's counters into `sums` from index `at`, in SAMPLE_COUNTERS order: the hub's running
  * totals and the open minute's sums. Written out: a keyed read per field costs more than the rest
- * of a sample's store.
+ * of a sample's store (test/shared/sample-layout.test.ts walks every counter).
  */
 export function addCounters(sums: Float64Array, s: Sample, at = 0): void {
   sums[at] += s.acquired;
@@ -107,15 +94,11 @@ export const WINDOW_COLUMNS = [
 // Compile-time check that the list names every column of the interface.
 const _allColumnsListed: [Exclude<WindowColumn, (typeof WINDOW_COLUMNS)[number]>] extends [never] ? true : false = true;
 
-export const RATE_COLUMN = {
-  acquired: "acquiredPerSec",
-  released: "releasedPerSec",
-  timeouts: "timeoutsPerSec",
-  rejections: "rejectionsPerSec",
-  aborts: "abortsPerSec",
-  doubleReleases: "doubleReleasesPerSec",
-  leaseExpiries: "leaseExpiriesPerSec",
-} as const satisfies Record<Counter, WindowColumn>;
+/** The window column of a counter's per-second rate. */
+export type RateColumn<C extends SampleCounter = SampleCounter> = `${C}PerSec`;
+export const RATE_COLUMN = Object.fromEntries(SAMPLE_COUNTERS.map((c) => [c, `${c}PerSec`])) as { readonly [C in SampleCounter]: RateColumn<C> };
+// Compile-time check that every counter has its rate column in the interface.
+const _everyRateIsAColumn: [Exclude<RateColumn, WindowColumn>] extends [never] ? true : false = true;
 
 /** What a count over an interval of `intervalMs` is multiplied by to read as a per-second rate: every rate column's one formula. */
 export function perSecond(intervalMs: number): number {

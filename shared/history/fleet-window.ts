@@ -9,9 +9,9 @@
 // from both (nothing is lost) but its gauges once, from the later point. `replicas` says how many
 // replicas a bucket heard from, so a dip in a sum can be told from a missing replica.
 
+import { SAMPLE_COUNTERS } from "../protocol/sample-layout.js";
 import type { Summary } from "../protocol/types.js";
 import {
-  COUNTERS,
   RATE_COLUMN,
   createWindow,
   readWindow,
@@ -76,7 +76,7 @@ export function fleetWindow(histories: readonly SemaphoreHistory[], tier: Tier, 
       const r = part[order[i]];
       const j = row[order[i]];
       const { win, reader, lo } = parts[r];
-      for (const k of COUNTERS) out[RATE_COLUMN[k]][b] += win[RATE_COLUMN[k]][j];
+      for (const k of SAMPLE_COUNTERS) out[RATE_COLUMN[k]][b] += win[RATE_COLUMN[k]][j];
       reader.addHist(lo + j, "wait", wait);
       reader.addHist(lo + j, "hold", hold);
       if (win.intervalMs[j] > out.intervalMs[b]) out.intervalMs[b] = win.intervalMs[j];

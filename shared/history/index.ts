@@ -1,6 +1,5 @@
 // The history store's public surface: what the hub and the renderer import.
 export {
-  COUNTERS,
   MINUTE_MS,
   addCounters,
   perSecond,

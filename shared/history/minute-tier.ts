@@ -13,12 +13,13 @@
 // minute sums stay exact to 2^24 events per minute.
 
 import { BUCKETS } from "../histogram.js";
+import { SAMPLE_COUNTERS } from "../protocol/sample-layout.js";
 import type { Sample } from "../protocol/types.js";
 import { ColumnRing, type RowPool } from "./column-ring.js";
 import {
-  COUNTERS,
   addCounters,
   MINUTE_MS,
+  perSecond,
   RATE_COLUMN,
   type ColumnarWindow,
   type HistKind,
@@ -32,8 +33,8 @@ const QUANTILES = [0.5, 0.9, 0.99] as const;
 
 /**
  * The Float32 values of a row, in this order, stored row-major (one stride-VALUES.length column,
- * as in second-tier.ts): one typed array per tier rather than twenty. At 10,000 semaphores the
- * columns' views were ~200,000 heap objects for every major GC to mark.
+ * as in second-tier.ts): one typed array per tier rather than twenty, so 10,000 semaphores do
+ * not add ~200,000 column views for every major GC to mark.
  */
 const VALUES = [
   "coveredMs",
@@ -45,7 +46,7 @@ const VALUES = [
   "waitersMax",
   "oldestWaitMsMax",
   "longestHoldMsMax",
-  ...COUNTERS,
+  ...SAMPLE_COUNTERS,
   "waitCount",
   "waitMax",
   "holdCount",
@@ -53,8 +54,8 @@ const VALUES = [
 ] as const;
 const STRIDE = VALUES.length;
 const AT = Object.fromEntries(VALUES.map((name, i) => [name, i])) as Record<(typeof VALUES)[number], number>;
-const COUNTER_AT = COUNTERS.map((k) => AT[k]);
-const RATE_OF = COUNTERS.map((k) => RATE_COLUMN[k]);
+const COUNTER_AT = SAMPLE_COUNTERS.map((k) => AT[k]);
+const RATE_OF = SAMPLE_COUNTERS.map((k) => RATE_COLUMN[k]);
 /** Per row: the wait percentiles' bucket indices, then the hold ones. */
 const Q = QUANTILES.length;
 
@@ -91,10 +92,10 @@ const WAITERS_AREA = 7;
 const WAITERS_MAX = 8;
 const OLDEST_WAIT_MAX = 9;
 const LONGEST_HOLD_MAX = 10;
-/** Sums in COUNTERS order. */
+/** Sums in SAMPLE_COUNTERS order. */
 const SUMS = 11;
 /** A histogram's mass, count and max (see HistAccumulator), then its BUCKETS dense counts. */
-const WAIT = SUMS + COUNTERS.length;
+const WAIT = SUMS + SAMPLE_COUNTERS.length;
 const HOLD = WAIT + 3;
 const WAIT_COUNTS = HOLD + 3;
 const HOLD_COUNTS = WAIT_COUNTS + BUCKETS;
@@ -103,8 +104,8 @@ const OPEN_LENGTH = HOLD_COUNTS + BUCKETS;
 /**
  * The minute being filled: exact, dense, reused from minute to minute. Every number in one array,
  * its two histograms' counts included: a sample of each of 10,000 semaphores comes between two of
- * this one's, so what it touches is cold every time, and it was spread over seven objects (two
- * accumulators, their counts, the sums, boxed doubles), each a line and a dependent load.
+ * this one's, so what it touches is cold every time, and each object more (accumulators, counts,
+ * sums, boxed doubles) would be one more cache line and dependent load.
  */
 class OpenMinute {
   readonly v = new Float64Array(OPEN_LENGTH);
@@ -150,8 +151,8 @@ class OpenMinute {
 
   /**
    * Where a histogram's dense counts start in `v`: readers take (v, countsAt) rather than a
-   * subarray, which was eight small allocations per semaphore each time a minute closed, all
-   * 10,000 of them in the same second.
+   * subarray, which would be small allocations per semaphore each time a minute closes, for
+   * every semaphore in the same second.
    */
   countsAt(kind: HistKind): number {
     return kind === "wait" ? WAIT_COUNTS : HOLD_COUNTS;
@@ -245,8 +246,8 @@ export class MinuteTier implements TierReader {
     win.waitersMax[j] = v[o + AT.waitersMax];
     win.oldestWaitMs[j] = v[o + AT.oldestWaitMsMax];
     win.longestHoldMs[j] = v[o + AT.longestHoldMsMax];
-    const perSec = 1000 / v[o + AT.coveredMs];
-    for (let k = 0; k < COUNTERS.length; k++) win[RATE_OF[k]][j] = v[o + COUNTER_AT[k]] * perSec;
+    const perSec = perSecond(v[o + AT.coveredMs]);
+    for (let k = 0; k < SAMPLE_COUNTERS.length; k++) win[RATE_OF[k]][j] = v[o + COUNTER_AT[k]] * perSec;
     const q = p * 2 * Q;
     // An empty histogram has every percentile 0, as DenseHist reports.
     const waitEmpty = isEmptySlot(c.waitHist, p * this.histBytes);
@@ -305,7 +306,7 @@ export class MinuteTier implements TierReader {
     v[r + AT.waitersMax] = o[WAITERS_MAX];
     v[r + AT.oldestWaitMsMax] = o[OLDEST_WAIT_MAX];
     v[r + AT.longestHoldMsMax] = o[LONGEST_HOLD_MAX];
-    for (let i = 0; i < COUNTERS.length; i++) v[r + COUNTER_AT[i]] = o[SUMS + i];
+    for (let i = 0; i < SAMPLE_COUNTERS.length; i++) v[r + COUNTER_AT[i]] = o[SUMS + i];
     const open = this.open;
     v[r + AT.waitCount] = open.histCount("wait");
     v[r + AT.waitMax] = open.histMax("wait");
@@ -335,8 +336,8 @@ export class MinuteTier implements TierReader {
     win.waitersMax[j] = o[WAITERS_MAX];
     win.oldestWaitMs[j] = o[OLDEST_WAIT_MAX];
     win.longestHoldMs[j] = o[LONGEST_HOLD_MAX];
-    const perSec = 1000 / covered;
-    for (let i = 0; i < COUNTERS.length; i++) win[RATE_COLUMN[COUNTERS[i]]][j] = o[SUMS + i] * perSec;
+    const perSec = perSecond(covered);
+    for (let i = 0; i < SAMPLE_COUNTERS.length; i++) win[RATE_COLUMN[SAMPLE_COUNTERS[i]]][j] = o[SUMS + i] * perSec;
     win.waitCount[j] = open.histCount("wait");
     win.waitP50[j] = open.quantile("wait", 0.5);
     win.waitP90[j] = open.quantile("wait", 0.9);

@@ -5,14 +5,14 @@
 // of 6e-8, far finer than the histogram's own 9 % buckets. Only `t` (epoch ms, 41 bits) needs Float64.
 // Percentiles are the agent's own figures; the packed histograms are kept for merges (ranges, fleets).
 
+import { SAMPLE_COUNTERS, type SampleCounter } from "../protocol/sample-layout.js";
 import type { Sample } from "../protocol/types.js";
 import { ColumnRing, type RowPool } from "./column-ring.js";
 import {
-  COUNTERS,
   perSecond,
   RATE_COLUMN,
   WINDOW_COLUMNS,
-  type Counter,
+  type RateColumn,
   type WindowColumn,
   type ColumnarWindow,
   type HistKind,
@@ -24,9 +24,8 @@ import { packSparse } from "./packed-hist.js";
 
 /** Window columns a 1 s row does not store: its time (a column of its own) and the max of one sample (its gauge). */
 const NOT_STORED = ["t", "inUseMax", "waitersMax"] as const satisfies readonly WindowColumn[];
-const COUNT_OF_RATE = new Map<WindowColumn, Counter>(COUNTERS.map((c) => [RATE_COLUMN[c], c]));
-type RateColumn = (typeof RATE_COLUMN)[Counter];
-type ValueName = Exclude<WindowColumn, (typeof NOT_STORED)[number] | RateColumn> | Counter;
+const COUNT_OF_RATE = new Map<WindowColumn, SampleCounter>(SAMPLE_COUNTERS.map((c) => [RATE_COLUMN[c], c]));
+type ValueName = Exclude<WindowColumn, (typeof NOT_STORED)[number] | RateColumn> | SampleCounter;
 
 /**
  * The Float32 values of a row, stored row-major (one stride-VALUES.length column): the window's
@@ -140,8 +139,8 @@ export class SecondTier implements TierReader {
 
   writeRows(lo: number, n: number, win: MutableWindow<ColumnarWindow>): void {
     // Every column named once, outside the loop, and rows read a chunk at a time: diagnoses read
-    // an alerted semaphore's rows every 5–30 s (up to 180 when an incident begins), and by name
-    // per row, with the row located each time, a warm read cost ~70 ns a row.
+    // an alerted semaphore's rows every 5–30 s (up to 180 when an incident begins), and a lookup
+    // by name and a ring locate per row would cost more than the copy itself.
     const { t: wt, intervalMs: wInterval, cap, inUse, inUseMax, available, waiters, waitersMax, oldestWaitMs, longestHoldMs } = win;
     const { acquiredPerSec, releasedPerSec, timeoutsPerSec, rejectionsPerSec, abortsPerSec, doubleReleasesPerSec, leaseExpiriesPerSec } = win;
     const { waitCount, waitP50, waitP90, waitP99, waitMax, holdCount, holdP50, holdP90, holdP99, holdMax } = win;

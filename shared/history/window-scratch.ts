@@ -1,8 +1,7 @@
 // One reusable window for a reader that looks at a range, computes from it and keeps nothing of
 // it: the hub's diagnoses, which read an alerted semaphore's 1 s tier every 5–30 s (three minutes
-// of it when an incident begins). A fresh window there was 27 Float64Arrays of ~180 rows (~40 KB)
-// per read: with 400 convoys active in the hub benchmark, ~80 reads and ~3 MB of garbage a
-// second, an eighth of what the hub allocated in all.
+// of it when an incident begins). A fresh window per read is 27 Float64Arrays of ~180 rows
+// (~40 KB) of garbage, for every alert being diagnosed.
 
 import { createWindow, readWindowInto, type ColumnarWindow, type MutableWindow, type TierReader } from "./columnar-window.js";
 

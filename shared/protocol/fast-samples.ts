@@ -1,6 +1,6 @@
 // A hand-written fast path for `samples`: the payload every agent sends every interval, and the
-// biggest (up to 1,000 items with two histograms each), which zod takes ~90 ms to check at full
-// size (this: under 1 ms). It accepts exactly what samplesBatchSchema accepts and builds what it
+// biggest (up to 1,000 items with two histograms each), which zod checks hundreds of times more
+// slowly (bench:hub reports both). It accepts exactly what samplesBatchSchema accepts and builds what it
 // returns (unknown fields dropped, keys in schema order: the input object itself when it is already
 // exactly that, see exactKeys(), else a fresh copy; the histogram arrays are checked in place and
 // kept, see hist()); for anything else, and anything unusual (a non-plain
@@ -8,6 +8,7 @@
 // verdict and the reason (parsePayload for a whole batch, samples-check.ts item by item). A
 // differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
+import { SAMPLE_PARTS } from "./sample-layout.js";
 import { sampleSchema, summarySchema } from "./schemas.js";
 import { LIMITS, type Sample, type SampleGlobal, type SampleLimit, type SampleLimitChange, type SampleShare, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
 
@@ -57,9 +58,9 @@ function hist(v: unknown): SparseHist | undefined {
  * Whether `v`'s enumerable keys are exactly `keys`, in that order: then the schema's output (its
  * keys, in schema order, nothing dropped) is `v` itself, once each value is checked. Returning it
  * rather than a copy is not only an allocation saved: a copy made while the parsed packet is still
- * live points at its histogram arrays, and once V8 pretenures the copy's allocation site (it does,
- * after a phase where batches wait in the hub's queues) every packet it points into survives to
- * the old generation, ~1 KB per sample, and each young GC costs 3-4x as much.
+ * live points at its histogram arrays, and should V8 pretenure the copy's allocation site (it may,
+ * when batches wait in the hub's queues) every packet it points into would survive to the old
+ * generation, making each young GC several times as costly.
  */
 function exactKeys(v: Obj, keys: readonly string[]): boolean {
   let i = 0;
@@ -75,8 +76,8 @@ function exactKeys(v: Obj, keys: readonly string[]): boolean {
 let summaryKeys: readonly string[] | undefined;
 let sampleKeys: readonly string[] | undefined;
 const SUMMARY_KEYS = (): readonly string[] => (summaryKeys ??= Object.keys(summarySchema.shape));
-// `global`, `share` and `limit` are optional and come last: a sample that has one is copied (sampleGlobal(), sampleShare(), sampleLimit()).
-const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => k !== "global" && k !== "share" && k !== "limit"));
+// The optional parts come last: a sample that has one is copied (sampleGlobal(), sampleShare(), sampleLimit()).
+const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => !(SAMPLE_PARTS as readonly string[]).includes(k)));
 
 function summary(v: unknown): Summary | undefined {
   if (!plain(v)) return FAIL;

@@ -5,3 +5,4 @@ export * from "./payload-limits.js";
 export * from "./schemas.js";
 export * from "./global-view.js";
 export * from "./sample-activity.js";
+export * from "./sample-layout.js";

@@ -2,13 +2,15 @@
 //
 // Why: the hub keeps every semaphore's latest sample for one interval (the engine, for status,
 // /api/state and the fleet views). Keeping the parsed wire object (with its histograms'
-// arrays of pairs) that long has it copied by two young-generation GCs and promoted, for 10,000
-// semaphores a second: the hub's scavenges then took 40–90 ms. Copying its numbers into storage
+// arrays of pairs) that long has it copied by two young-generation GCs and promoted, for every
+// semaphore every second, which makes each scavenge long. Copying its numbers into storage
 // reused from sample to sample lets the wire object die young. Readers (/api/state, /ui, metrics,
 // the global view) are rare next to writes and get a fresh Sample, equal to the one written
 // (Float64 holds every wire number exactly), built once per write and kept until the next.
+import { emptySummary } from "../histogram.js";
 import { quietSample } from "./sample-activity.js";
-import { HOLD_AT, PAIRS_AT, readSampleNumbers, SAMPLE_NUMBERS, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
+import { SAMPLE_NUMBERS } from "./sample-layout.js";
+import { HOLD_AT, PAIRS_AT, readSampleNumbers, readSummaryNumbers, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
 import type { Sample, SampleGlobal, SampleLimit, SampleLimitChange, SampleShare, SparseHist, Summary } from "./types.js";
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
@@ -27,20 +29,22 @@ function withoutEarlier(l: SampleLimit): SampleLimitChange {
 }
 
 function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
-  const n = v[at + 5];
+  const out = emptySummary();
+  const n = readSummaryNumbers(v, at, out);
   const hist: SparseHist = new Array<[number, number]>(n);
   for (let i = 0; i < n; i++) hist[i] = [v[pairsAt + 2 * i], v[pairsAt + 2 * i + 1]];
-  return { count: v[at], p50: v[at + 1], p90: v[at + 2], p99: v[at + 3], max: v[at + 4], hist };
+  out.hist = hist;
+  return out;
 }
 
 export class LatestSample {
   /**
-   * Every number, in one array: NUMBERS' values in that order, then each Summary's five numbers
-   * and its pair count (WAIT_AT, HOLD_AT), then room for `pairs` histogram pairs (bucket, count)
+   * Every number, in one array, laid out as sample-numbers.ts says (the Sample's plain numbers,
+   * then each Summary's numbers and its pair count at WAIT_AT, HOLD_AT), then room for `pairs` histogram pairs (bucket, count)
    * of the wait Summary and as many of the hold one. One object, a few adjacent cache lines: a
    * sample arrives for each of 10,000 semaphores between two of this one's, so whatever it is
    * spread over is cold again each time, and each object reached through another is one more
-   * wait. (It was three objects and two arrays, their numbers boxed.)
+   * wait.
    */
   private values = new Float64Array(PAIRS_AT + 4 * INITIAL_PAIRS);
   /** Pairs each Summary has room for. */

@@ -1,6 +1,7 @@
 // Whether a sample says something happened in its interval: what "changed_only" turns on
 // (docs/protocol.md). The agent leaves out a semaphore whose sample has no activity and the same
 // gauges as the one before; the hub keeps filling in quiet intervals after activity.
+import { emptySummary } from "../histogram.js";
 import type { Sample } from "./types.js";
 
 /** The gauges a quiet sample carries over; everything else in it is zero. */
@@ -30,8 +31,8 @@ export function quietSample(id: string, g: QuietGauges): Sample {
     aborts: 0,
     doubleReleases: 0,
     leaseExpiries: 0,
-    waitMs: { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] },
-    holdMs: { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] },
+    waitMs: emptySummary(),
+    holdMs: emptySummary(),
     longestHoldMs: g.longestHoldMs,
   };
 }

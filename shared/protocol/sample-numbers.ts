@@ -1,30 +1,24 @@
 // A Sample's numbers laid out in a Float64Array, one layout for whoever keeps samples as numbers:
 // LatestSample (a semaphore's latest sample) and the hub's SampleArena (deferred batches).
 // Float64 holds every JSON number exactly, so what is read back is what was written.
+import { SAMPLE_NUMBERS, SUMMARY_NUMBERS, type SampleNumber } from "./sample-layout.js";
 import type { Sample, Summary } from "./types.js";
 
-/** The plain-number fields of a Sample, in schema order (waitMs and holdMs go between the last two), at indices 0.. of the layout. */
-export const SAMPLE_NUMBERS = [
-  "cap",
-  "inUse",
-  "available",
-  "waiters",
-  "oldestWaitMs",
-  "acquired",
-  "released",
-  "timeouts",
-  "rejections",
-  "aborts",
-  "doubleReleases",
-  "leaseExpiries",
-  "longestHoldMs",
-] as const;
+// SAMPLE_NUMBERS at indices 0.., then each Summary's SUMMARY_NUMBERS and its pair count. Written
+// out below rather than looped over by name (a keyed read per field costs more than the rest of a
+// sample's copy); test/shared/sample-layout.test.ts round-trips every field of the layout.
+const index = (k: SampleNumber): number => SAMPLE_NUMBERS.indexOf(k);
+const [CAP, IN_USE, AVAILABLE, WAITERS, OLDEST_WAIT, LONGEST_HOLD] = [index("cap"), index("inUse"), index("available"), index("waiters"), index("oldestWaitMs"), index("longestHoldMs")];
+const [ACQUIRED, RELEASED, TIMEOUTS, REJECTIONS] = [index("acquired"), index("released"), index("timeouts"), index("rejections")];
+const [ABORTS, DOUBLE_RELEASES, LEASE_EXPIRIES] = [index("aborts"), index("doubleReleases"), index("leaseExpiries")];
 
 /** Where each Summary's numbers start: count, p50, p90, p99, max, pairs held. */
 export const WAIT_AT = SAMPLE_NUMBERS.length;
-export const HOLD_AT = WAIT_AT + 6;
+export const HOLD_AT = WAIT_AT + SUMMARY_NUMBERS.length + 1;
 /** Numbers before the histograms' pairs, which go wherever the keeper puts them. */
-export const PAIRS_AT = HOLD_AT + 6;
+export const PAIRS_AT = HOLD_AT + SUMMARY_NUMBERS.length + 1;
+/** Where a Summary's pair count sits, after its numbers. */
+const PAIR_COUNT = SUMMARY_NUMBERS.length;
 
 function writeSummary(v: Float64Array, at: number, pairsAt: number, s: Summary): void {
   v[at] = s.count;
@@ -34,7 +28,7 @@ function writeSummary(v: Float64Array, at: number, pairsAt: number, s: Summary):
   v[at + 4] = s.max;
   const h = s.hist;
   const n = h.length;
-  v[at + 5] = n;
+  v[at + PAIR_COUNT] = n;
   for (let i = 0; i < n; i++) {
     const pair = h[i];
     v[pairsAt + 2 * i] = pair[0];
@@ -47,39 +41,49 @@ function writeSummary(v: Float64Array, at: number, pairsAt: number, s: Summary):
  * its wait pairs from `waitPairsAt` and its hold pairs from `holdPairsAt` (2 numbers a pair).
  */
 export function writeSampleNumbers(v: Float64Array, at: number, s: Sample, waitPairsAt: number, holdPairsAt: number): void {
-  v[at] = s.cap;
-  v[at + 1] = s.inUse;
-  v[at + 2] = s.available;
-  v[at + 3] = s.waiters;
-  v[at + 4] = s.oldestWaitMs;
-  v[at + 5] = s.acquired;
-  v[at + 6] = s.released;
-  v[at + 7] = s.timeouts;
-  v[at + 8] = s.rejections;
-  v[at + 9] = s.aborts;
-  v[at + 10] = s.doubleReleases;
-  v[at + 11] = s.leaseExpiries;
-  v[at + 12] = s.longestHoldMs;
+  v[at + CAP] = s.cap;
+  v[at + IN_USE] = s.inUse;
+  v[at + AVAILABLE] = s.available;
+  v[at + WAITERS] = s.waiters;
+  v[at + OLDEST_WAIT] = s.oldestWaitMs;
+  v[at + LONGEST_HOLD] = s.longestHoldMs;
+  v[at + ACQUIRED] = s.acquired;
+  v[at + RELEASED] = s.released;
+  v[at + TIMEOUTS] = s.timeouts;
+  v[at + REJECTIONS] = s.rejections;
+  v[at + ABORTS] = s.aborts;
+  v[at + DOUBLE_RELEASES] = s.doubleReleases;
+  v[at + LEASE_EXPIRIES] = s.leaseExpiries;
   writeSummary(v, at + WAIT_AT, waitPairsAt, s.waitMs);
   writeSummary(v, at + HOLD_AT, holdPairsAt, s.holdMs);
 }
 
 /**
  * Reads the plain numbers writeSampleNumbers wrote from v[at] back into `into` (the summaries'
- * numbers and pairs are the caller's to read: where the pairs go is the keeper's own layout).
+ * pairs are the caller's to read: where they go is the keeper's own layout).
  */
 export function readSampleNumbers(v: Float64Array, at: number, into: Sample): void {
-  into.cap = v[at];
-  into.inUse = v[at + 1];
-  into.available = v[at + 2];
-  into.waiters = v[at + 3];
-  into.oldestWaitMs = v[at + 4];
-  into.acquired = v[at + 5];
-  into.released = v[at + 6];
-  into.timeouts = v[at + 7];
-  into.rejections = v[at + 8];
-  into.aborts = v[at + 9];
-  into.doubleReleases = v[at + 10];
-  into.leaseExpiries = v[at + 11];
-  into.longestHoldMs = v[at + 12];
+  into.cap = v[at + CAP];
+  into.inUse = v[at + IN_USE];
+  into.available = v[at + AVAILABLE];
+  into.waiters = v[at + WAITERS];
+  into.oldestWaitMs = v[at + OLDEST_WAIT];
+  into.longestHoldMs = v[at + LONGEST_HOLD];
+  into.acquired = v[at + ACQUIRED];
+  into.released = v[at + RELEASED];
+  into.timeouts = v[at + TIMEOUTS];
+  into.rejections = v[at + REJECTIONS];
+  into.aborts = v[at + ABORTS];
+  into.doubleReleases = v[at + DOUBLE_RELEASES];
+  into.leaseExpiries = v[at + LEASE_EXPIRIES];
+}
+
+/** Reads a Summary's numbers written at v[at] into `into`; the number of its pairs. */
+export function readSummaryNumbers(v: Float64Array, at: number, into: Omit<Summary, "hist">): number {
+  into.count = v[at];
+  into.p50 = v[at + 1];
+  into.p90 = v[at + 2];
+  into.p99 = v[at + 3];
+  into.max = v[at + 4];
+  return v[at + PAIR_COUNT];
 }

@@ -22,8 +22,6 @@ export const SCENARIOS: Readonly<Record<string, ScenarioStart>> = Object.freeze(
   "network-blip": networkBlip,
 });
 
-export type ScenarioName = keyof typeof SCENARIOS;
-
 export function isScenario(name: string): boolean {
   return Object.hasOwn(SCENARIOS, name);
 }

@@ -69,9 +69,6 @@ export interface AdapterSnapshot {
   holders: AdapterHolder[];
 }
 
-/** The same running totals as a Semaphore's. */
-export type AdapterCounters = SemaphoreCounters;
-
 /** What instrument() returns. */
 export interface InstrumentHandle extends Tracked {
   readonly name: string;
@@ -79,7 +76,7 @@ export interface InstrumentHandle extends Tracked {
   readonly blind: readonly BlindField[];
   describe(): AdapterInfo;
   snapshot(): AdapterSnapshot;
-  counters(): Readonly<AdapterCounters>;
+  counters(): Readonly<SemaphoreCounters>;
   /** Its last operations (undefined with `flightRecorder: false`); the reporter sends it when the hub asks. */
   readonly flightRecorder: FlightRecorder | undefined;
   /** Removes the wrappers (the target's own functions are back, by identity) and stops reporting. */
@@ -198,8 +195,8 @@ export class AdapterCore implements InstrumentHandle {
   private rateCountdown = RATE_WINDOW_CALLS;
   private rateWindowStart = -Infinity;
   private lastNow = 0;
-  private readonly total: AdapterCounters = zeroCounters();
-  private readonly last: AdapterCounters = zeroCounters();
+  private readonly total: SemaphoreCounters = zeroCounters();
+  private readonly last: SemaphoreCounters = zeroCounters();
   private readonly waitHist = new DenseHist();
   private readonly holdHist = new DenseHist();
   private watchTimer: ReturnType<typeof setTimeout> | undefined;
@@ -471,7 +468,7 @@ export class AdapterCore implements InstrumentHandle {
     };
   }
 
-  counters(): Readonly<AdapterCounters> {
+  counters(): Readonly<SemaphoreCounters> {
     return { ...this.total };
   }
 

@@ -4,6 +4,7 @@
 // first of the listed items, as many as the hub takes; the local exporters see them all.
 import { LIMITS, MANY_SEMAPHORES_PER_AGENT, type Sample, type SemaphoreInfo } from "../../../shared/protocol/types.js";
 import { hasActivity } from "../../../shared/protocol/sample-activity.js";
+import { hasParts } from "../../../shared/protocol/sample-layout.js";
 import { trackedAll, type Tracked } from "../registry.js";
 import { jsonBytes, PACKET_BUDGET_BYTES } from "./packet-split.js";
 import { sanitizeInfo, sanitizeSample, wireId } from "./sanitize.js";
@@ -165,5 +166,5 @@ export class Collector {
 
 /** A sample that says nothing the previous one reported did not (Collector.collect). */
 function quietLike(s: Sample, last: Entry): boolean {
-  return !hasActivity(s) && s.global === undefined && s.share === undefined && s.limit === undefined && s.cap === last.cap && s.inUse === last.inUse && s.available === last.available;
+  return !hasActivity(s) && !hasParts(s) && s.cap === last.cap && s.inUse === last.inUse && s.available === last.available;
 }

@@ -22,8 +22,6 @@ import { jsonBytes, splitIntoGroups } from "./packet-split.js";
 import { PrometheusExporter } from "./prometheus.js";
 import { OtelBridge, type OtelOptions } from "../otel-metrics.js";
 
-export type { ConnectOptions } from "./connect-options.js";
-
 /** close() stops waiting for acks after this long (AGENT-API: "flushes what it can within 2 s"). */
 export const CLOSE_FLUSH_MS = 2000;
 /** A burst of semaphores created together is registered once, this long after the first. */

@@ -11,7 +11,9 @@
 import { createRequire } from "node:module";
 import type { Metric, Registry } from "prom-client";
 import { BUCKETS, bucketMidMs, type SparseHist } from "../../../shared/histogram.js";
+import { SAMPLE_COUNTERS, type SampleCounter } from "../../../shared/protocol/sample-layout.js";
 import type { Sample } from "../../../shared/protocol/types.js";
+import { zeroCounters, type SemaphoreCounters } from "../counters.js";
 
 /** Bucket bounds (seconds) for wait and hold: 100 µs to 5 min, the range semaphores live in. */
 export const DURATION_BUCKETS_SECONDS: readonly number[] = [
@@ -57,8 +59,6 @@ export interface AgentNumbers {
   rejected: number;
 }
 
-const COUNTERS = ["acquired", "released", "timeouts", "rejections", "aborts", "doubleReleases", "leaseExpiries"] as const;
-type CounterField = (typeof COUNTERS)[number];
 
 class DurationHist {
   /** Non-cumulative counts per Prometheus bucket; the last slot is +Inf. */
@@ -79,7 +79,7 @@ class DurationHist {
 interface Series {
   labels: Labels;
   last: Sample;
-  totals: Record<CounterField, number>;
+  totals: SemaphoreCounters;
   wait: DurationHist;
   hold: DurationHist;
 }
@@ -93,15 +93,16 @@ const GAUGES: readonly { name: string; help: string; value: (s: Sample) => numbe
   { name: "semscope_semaphore_longest_hold_seconds", help: "Age of the oldest current holder at the last sample.", value: (s) => s.longestHoldMs / 1000 },
 ];
 
-const COUNTER_FAMILIES: readonly { name: string; help: string; field: CounterField }[] = [
-  { name: "semscope_semaphore_acquired_total", help: "Permits granted.", field: "acquired" },
-  { name: "semscope_semaphore_released_total", help: "Permits released.", field: "released" },
-  { name: "semscope_semaphore_timeouts_total", help: "Acquires that timed out.", field: "timeouts" },
-  { name: "semscope_semaphore_rejections_total", help: "Acquires refused at once (maxWaiters reached, tryAcquire refused).", field: "rejections" },
-  { name: "semscope_semaphore_aborts_total", help: "Acquires aborted by their signal.", field: "aborts" },
-  { name: "semscope_semaphore_double_releases_total", help: "Second release() calls on one permit.", field: "doubleReleases" },
-  { name: "semscope_semaphore_lease_expiries_total", help: "Permits taken back after their lease expired.", field: "leaseExpiries" },
-];
+/** Each counter's family, listed in SAMPLE_COUNTERS order. */
+const COUNTER_FAMILIES: Record<SampleCounter, { name: string; help: string }> = {
+  acquired: { name: "semscope_semaphore_acquired_total", help: "Permits granted." },
+  released: { name: "semscope_semaphore_released_total", help: "Permits released." },
+  timeouts: { name: "semscope_semaphore_timeouts_total", help: "Acquires that timed out." },
+  rejections: { name: "semscope_semaphore_rejections_total", help: "Acquires refused at once (maxWaiters reached, tryAcquire refused)." },
+  aborts: { name: "semscope_semaphore_aborts_total", help: "Acquires aborted by their signal." },
+  doubleReleases: { name: "semscope_semaphore_double_releases_total", help: "Second release() calls on one permit." },
+  leaseExpiries: { name: "semscope_semaphore_lease_expiries_total", help: "Permits taken back after their lease expired." },
+};
 
 export class PrometheusExporter {
   private readonly series = new Map<string, Series>();
@@ -154,14 +155,14 @@ export class PrometheusExporter {
         series = {
           labels: { service: this.service, instance: this.instance, semaphore: s.id },
           last: s,
-          totals: { acquired: 0, released: 0, timeouts: 0, rejections: 0, aborts: 0, doubleReleases: 0, leaseExpiries: 0 },
+          totals: zeroCounters(),
           wait: new DurationHist(),
           hold: new DurationHist(),
         };
         this.series.set(s.id, series);
       }
       series.last = s;
-      for (const f of COUNTERS) series.totals[f] += s[f];
+      for (const f of SAMPLE_COUNTERS) series.totals[f] += s[f];
       series.wait.add(s.waitMs.hist);
       series.hold.add(s.holdMs.hist);
     }
@@ -193,7 +194,7 @@ export class PrometheusExporter {
     });
     return [
       ...GAUGES.map((g) => perSeries(g.name, g.help, "gauge", (s) => g.value(s.last))),
-      ...COUNTER_FAMILIES.map((c) => perSeries(c.name, c.help, "counter", (s) => s.totals[c.field])),
+      ...SAMPLE_COUNTERS.map((f) => perSeries(COUNTER_FAMILIES[f].name, COUNTER_FAMILIES[f].help, "counter", (s) => s.totals[f])),
       () => this.histogramFamily("semscope_semaphore_wait_duration_seconds", "Time from acquire() to the grant, for grants since the agent connected.", (s) => s.wait),
       () => this.histogramFamily("semscope_semaphore_hold_duration_seconds", "Time from grant to release, for releases since the agent connected.", (s) => s.hold),
       agentFamily("semscope_agent_connected", "1 while the agent streams to the hub.", "gauge", (n) => (n.connected ? 1 : 0)),

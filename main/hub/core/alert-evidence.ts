@@ -17,8 +17,6 @@ export const DIAGNOSED_RULES: ReadonlySet<AlertRule> = new Set(["convoy", "starv
 export const DIAGNOSED_RULE_BITS = [...DIAGNOSED_RULES].reduce((bits, rule) => bits | RULE_BIT[rule], 0);
 /** Per-semaphore alerts whose agent is asked for its ring. */
 export const FLIGHT_RULES: ReadonlySet<AlertRule> = new Set(["leak", "convoy", "starvation", "timeouts", "double_release", "order_inversion"]);
-/** History read for a diagnosis, before the moment it is made. */
-export const DIAGNOSIS_HISTORY_MS = DIAGNOSIS_READ_MS;
 /** An active alert's diagnosis is recomputed at most this often (sample time) in its first minute... */
 export const DIAGNOSIS_REFRESH_MS = 5_000;
 /**
@@ -155,7 +153,7 @@ export class AlertEvidence {
         return resumed.diagnosis;
       }
     }
-    const d = diagnoseAnchored(this.rows.read(reader, t - DIAGNOSIS_HISTORY_MS, t), ctx);
+    const d = diagnoseAnchored(this.rows.read(reader, t - DIAGNOSIS_READ_MS, t), ctx);
     if (watched !== undefined) watched.anchor = d?.anchor ?? null;
     return d?.diagnosis ?? null;
   }

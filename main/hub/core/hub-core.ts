@@ -94,7 +94,7 @@ export class HubCore {
     return this.agents;
   }
 
-  /** Per-semaphore running totals of the sample counters (the history's COUNTERS order), for /metrics. */
+  /** Per-semaphore running totals of the sample counters (SAMPLE_COUNTERS order), for /metrics. */
   get totals(): Map<string, Float64Array> {
     return this.agents.totals;
   }

@@ -9,13 +9,10 @@
 // that ends the interval (`partial: "end"`). The batch is recorded with them, so a replay
 // stores exactly what the live hub did. Past that, an idle semaphore costs the hub nothing.
 import type { AlertThresholds, AlertChange } from "../../../shared/alerts/index.js";
-import { FEATURE_CHANGED_ONLY, hasActivity, quietSample, type Sample, type SamplesBatch } from "../../../shared/protocol/index.js";
+import { FEATURE_CHANGED_ONLY, hasActivity, quietSample, type QuietGauges, type Sample, type SamplesBatch } from "../../../shared/protocol/index.js";
 
-interface Last {
-  cap: number;
-  inUse: number;
-  available: number;
-  longestHoldMs: number;
+/** The gauges its quiet samples carry over, from the last sample the agent sent of it. */
+interface Last extends QuietGauges {
   /** Sample time of the last sample the agent sent of it. */
   t: number;
   /** Sample time of its last busy one (counts or waiters). */

@@ -2,8 +2,8 @@
 // facts: liveness, trackers; shared/alerts/registry.ts), and the hub adds what it keeps per agent
 // (dedupe, connection, slots) and per semaphore (totals). /api/state, /ui and /metrics read it.
 import { newRegistryAgent, RegistryBase, type RegistryAgent, type WarmHandle } from "../../../shared/alerts/index.js";
-import { COUNTERS, type HistoryEntry } from "../../../shared/history/index.js";
-import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
+import type { HistoryEntry } from "../../../shared/history/index.js";
+import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, SAMPLE_COUNTERS, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
 import type { WatchedList } from "./alert-evidence.js";
 import { SeqWindow } from "./seq-window.js";
 
@@ -42,7 +42,7 @@ export interface SemaphoreSlot {
 }
 
 export class AgentRegistry extends RegistryBase<AgentRecord> {
-  /** Per-semaphore running totals of the sample counters (the history's COUNTERS order), for /metrics. */
+  /** Per-semaphore running totals of the sample counters (SAMPLE_COUNTERS order), for /metrics. */
   readonly totals = new Map<string, Float64Array>();
 
   protected override create(agentId: string, hello: Hello, now: number, intervalMs: number): AgentRecord {
@@ -130,7 +130,7 @@ export class AgentRegistry extends RegistryBase<AgentRecord> {
     rec.ids.add(id);
     const key = rec.keys.key(id);
     let totals = this.totals.get(key);
-    if (totals === undefined) this.totals.set(key, (totals = new Float64Array(COUNTERS.length)));
+    if (totals === undefined) this.totals.set(key, (totals = new Float64Array(SAMPLE_COUNTERS.length)));
     const slot: SemaphoreSlot = { id, key, totals, counted: false, history: undefined, changedMark: 0, engineState: undefined, watched: undefined };
     rec.slots.set(id, slot);
     return slot;

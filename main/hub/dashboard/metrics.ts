@@ -11,8 +11,7 @@ import { Counter, Gauge, Registry } from "prom-client";
 import type { FleetEntry } from "../../../shared/alerts/index.js";
 import type { ForwardingStats } from "../forwarding/alert-forwarder.js";
 import type { SinkStats } from "../forwarding/alertmanager-sink.js";
-import type { AgentState, SemaphoreState } from "../../../shared/protocol/index.js";
-import { COUNTERS } from "../../../shared/history/index.js";
+import { SAMPLE_COUNTERS, type AgentState, type SampleCounter, type SemaphoreState } from "../../../shared/protocol/index.js";
 import type { HubCore } from "../core/hub-core.js";
 
 const SEM_LABELS = ["service", "instance", "semaphore"] as const;
@@ -22,7 +21,7 @@ function labels(s: SemaphoreState): Record<SemLabel, string> {
   return { service: s.service, instance: s.instance, semaphore: s.id };
 }
 
-const COUNTER_NAMES: Record<(typeof COUNTERS)[number], string> = {
+const COUNTER_NAMES: Record<SampleCounter, string> = {
   acquired: "acquired",
   released: "released",
   timeouts: "timeouts",
@@ -204,7 +203,7 @@ export class HubMetrics {
       });
     });
 
-    COUNTERS.forEach((field, i) => {
+    SAMPLE_COUNTERS.forEach((field, i) => {
       perRow(semaphores, (registry, slice) => {
         const c: Counter<SemLabel> = new Counter({
           name: `semscope_semaphore_${COUNTER_NAMES[field]}_total`,

@@ -4,9 +4,9 @@
 // Why: a parsed packet held for STORE_DELAY_MS is ~15 objects a sample that every young GC copies.
 // Packed into one reused Float64Array it dies at once; Float64 holds every JSON number exactly, and
 // nothing the store path reaches keeps an item (test/main/hub/ingest/sample-arena.test.ts holds it to that).
-import { quietSample, type Sample, type SamplesBatch, type Summary } from "../../../shared/protocol/index.js";
+import { hasParts, quietSample, type Sample, type SamplesBatch, type Summary } from "../../../shared/protocol/index.js";
 // An item's numbers are laid out as sample-numbers.ts says, its wait pairs right after them, then its hold pairs.
-import { HOLD_AT, PAIRS_AT, readSampleNumbers, WAIT_AT, writeSampleNumbers } from "../../../shared/protocol/sample-numbers.js";
+import { HOLD_AT, PAIRS_AT, readSampleNumbers, readSummaryNumbers, WAIT_AT, writeSampleNumbers } from "../../../shared/protocol/sample-numbers.js";
 
 type Pair = [bucket: number, count: number];
 
@@ -22,12 +22,7 @@ function newSample(): Sample {
 }
 
 function unpackSummary(v: Float64Array, at: number, pairsAt: number, s: Summary, pairs: Pair[]): number {
-  s.count = v[at];
-  s.p50 = v[at + 1];
-  s.p90 = v[at + 2];
-  s.p99 = v[at + 3];
-  s.max = v[at + 4];
-  const n = v[at + 5];
+  const n = readSummaryNumbers(v, at, s);
   const hist = s.hist;
   for (let k = 0; k < n; k++) {
     let pair = pairs[k];
@@ -47,9 +42,9 @@ export class SampleArena {
   private readonly samples: ReusedSample[] = [];
   private readonly batch: SamplesBatch = { seq: 0, t: 0, intervalMs: 0, items: [] };
 
-  /** Whether pack() takes these items: it packs no item with a `global`, `share` or `limit` part (rare, and kept as is). */
+  /** Whether pack() takes these items: it packs no item with an optional part (rare, and kept as is). */
   static packable(items: readonly Sample[]): boolean {
-    for (let i = 0; i < items.length; i++) if (items[i].global !== undefined || items[i].share !== undefined || items[i].limit !== undefined) return false;
+    for (let i = 0; i < items.length; i++) if (hasParts(items[i])) return false;
     return true;
   }
 

@@ -199,7 +199,7 @@ export class ConvoyRule {
 
   private clearWindow(): void {
     // Most samples of most semaphores find the window already empty: touching three objects to
-    // empty it again was a third of what this rule cost a sample (`filling` says so without them).
+    // empty it again would be a third of what this rule costs a sample (`filling` says so without them).
     if (!this.filling) return;
     this.filling = false;
     this.window.clear();

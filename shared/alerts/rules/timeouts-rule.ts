@@ -61,7 +61,7 @@ export class TimeoutsRule {
     w.set(REJECTIONS, s.rejections);
     w.trim(th.windowMs);
     // The window's running sums first, the totals object only to raise: an object per sample
-    // for a rule that is quiet almost always was most of what the hub kept allocating per sample.
+    // for a rule that is quiet almost always would be most of what the hub allocates per sample.
     const acquired = w.sum(ACQUIRED);
     const failed = w.sum(TIMEOUTS) + w.sum(REJECTIONS);
     const attempts = acquired + failed;

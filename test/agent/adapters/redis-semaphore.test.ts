@@ -6,7 +6,9 @@
 import { Redis } from "ioredis";
 import { MultiSemaphore, Mutex, RedlockSemaphore, Semaphore as RedisSemaphore } from "redis-semaphore";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRedisSemaphore, instrumentRedisSemaphore, type RedisSemaphoreOptions } from "../../../agent/src/adapters/redis-semaphore/adapter.js";
+import { instrumentRedisSemaphore } from "../../../agent/src/adapters/redis-semaphore/adapter.js";
+import type { RedisSemaphoreOptions } from "../../../agent/src/adapters/redis-semaphore/options.js";
+import { isRedisSemaphore } from "../../../agent/src/adapters/redis-semaphore/shape.js";
 import { SemscopeAdapterError, SemscopeRedisUnavailableError, trackedAll, type InstrumentHandle, type Sample } from "../../../agent/src/index.js";
 import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
 import { eventsOf, tracked, uniqueName, until } from "./helpers.js";

@@ -3,9 +3,8 @@
 // the convoy alert's diagnosis must name the cause the simulation built in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DIAGNOSIS_HISTORY_MS } from "../../../main/hub/core/alert-evidence.js";
 import { replayLines } from "../../../main/hub/recording/replay.js";
-import { diagnose, diagnoseAnchored, resumeDiagnosis, type AnchoredDiagnosis, type Diagnosis, type DiagnosisSeries } from "../../../shared/diagnosis/index.js";
+import { DIAGNOSIS_READ_MS, diagnose, diagnoseAnchored, resumeDiagnosis, type AnchoredDiagnosis, type Diagnosis, type DiagnosisSeries } from "../../../shared/diagnosis/index.js";
 import type { Alert } from "../../../shared/protocol/types.js";
 import { drawParams, recordingOf, simulate, type Scenario, type SimOutput } from "./simulate.js";
 
@@ -178,7 +177,7 @@ describe("diagnose()", () => {
         expect(convoy.resolvedAt, `${scenario} ${seed}: the convoy lasts`).toBeNull();
         const d = convoy.evidence?.diagnosis as Diagnosis;
         // The latest diagnosis, made when the run began longer ago than the three minutes a first one reads.
-        expect(d.incident.to).toBeGreaterThan(sim.t0 + params.changeAt + DIAGNOSIS_HISTORY_MS + 30_000);
+        expect(d.incident.to).toBeGreaterThan(sim.t0 + params.changeAt + DIAGNOSIS_READ_MS + 30_000);
         expect(d.cause, `${scenario} ${seed}`).toBe({ slow: "slow_downstream", rate: "rate_limit_needed", tight: "cap_too_tight" }[scenario]);
         // The baseline ends where the run began: before the change.
         expect(d.baseline?.to).toBeLessThanOrEqual(sim.t0 + params.changeAt + 5000);

@@ -33,10 +33,6 @@ import { checkRedisOptions, type RedisSemaphoreOptions } from "./options.js";
 import { checkRedisSemaphore, PKG, UNDERSTANDS, type RedisSemaphoreLike, type Release, type TryAcquire } from "./shape.js";
 import { RedisWatch } from "./watch.js";
 
-export { isRedisSemaphore } from "./shape.js";
-export { SemscopeRedisUnavailableError } from "./errors.js";
-export { DEFAULT_POLL_INTERVAL_MS, DEFAULT_REDIS_TIMEOUT_MS, type OnRedisDown, type RedisSemaphoreOptions } from "./options.js";
-
 interface Held {
   readonly hold: Hold;
   readonly mode: "redis" | "local";

@@ -4,13 +4,13 @@
 // each sample must land in its own semaphore's history and counter totals, never a neighbour's.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COUNTERS } from "../../../../shared/history/index.js";
+import { SAMPLE_COUNTERS } from "../../../../shared/protocol/index.js";
 import { HubCore } from "../../../../main/hub/core/hub-core.js";
 import { semaphoreKey } from "../../../../shared/protocol/types.js";
 import { hello, info, sample, T0 } from "../helpers.js";
 
 const IDS = ["db", "cache", "http", "queue", "files"];
-const ACQUIRED = COUNTERS.indexOf("acquired");
+const ACQUIRED = SAMPLE_COUNTERS.indexOf("acquired");
 
 const stepArb = fc.oneof(
   { weight: 8, arbitrary: fc.record({ kind: fc.constant("samples" as const), ids: fc.shuffledSubarray(IDS, { minLength: 1 }) }) },
