@@ -2,9 +2,9 @@
 // facts: liveness, trackers; shared/alerts/registry.ts), and the hub adds what it keeps per agent
 // (dedupe, connection) and per semaphore (its slot: totals, history, evidence). /api/state, /ui
 // and /metrics read it.
-import { newRegistryAgent, newRegistryEntry, RegistryBase, type RegistryAgent, type RegistryEntry } from "../../../shared/alerts/index.js";
+import { newRegistryAgent, RegistryBase, type RegistryAgent, type RegistryEntry } from "../../../shared/alerts/index.js";
 import { COUNTERS, type HistoryEntry } from "../../../shared/history/index.js";
-import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
+import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, semaphoreKey, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
 import type { WatchedList } from "./alert-evidence.js";
 import { SeqWindow } from "./seq-window.js";
 
@@ -22,8 +22,8 @@ export interface AgentRecord extends RegistryAgent<SemaphoreSlot> {
 
 /** One semaphore of an agent, its registry entry: its tracker, and the handles the store pipeline keeps on it. */
 export interface SemaphoreSlot extends RegistryEntry {
-  /** Its counter totals, once it had a sample (slot() makes them). */
-  totals: Float64Array | undefined;
+  /** Its counter totals; NO_TOTALS until its first sample (slot() makes them). */
+  totals: Float64Array;
   /** Whether the pipeline has counted its first sample (the history it creates costs more). */
   counted: boolean;
   /** Undefined until its first sample is stored; no longer alive once the store dropped it. */
@@ -34,8 +34,8 @@ export interface SemaphoreSlot extends RegistryEntry {
   watched: WatchedList | undefined;
 }
 
-/** A slot the store path writes to: with its totals. */
-export type StoredSlot = SemaphoreSlot & { totals: Float64Array };
+/** A slot's totals before its first sample: a registered semaphore has no /metrics series until then. */
+const NO_TOTALS = new Float64Array(0);
 
 export class AgentRegistry extends RegistryBase<AgentRecord, SemaphoreSlot> {
   /** Per-semaphore running totals of the sample counters (the history's COUNTERS order), for /metrics. */
@@ -46,7 +46,8 @@ export class AgentRegistry extends RegistryBase<AgentRecord, SemaphoreSlot> {
   }
 
   protected override newEntry(rec: AgentRecord, id: string): SemaphoreSlot {
-    return { ...newRegistryEntry(rec, id), totals: undefined, counted: false, history: undefined, changedMark: 0, watched: undefined };
+    // One literal with every field, so that every slot has the one shape the store path expects.
+    return { id, key: semaphoreKey(rec.service, rec.instance, id), tracker: undefined, totals: NO_TOTALS, counted: false, history: undefined, changedMark: 0, watched: undefined };
   }
 
   /** The connection that said hello now speaks for the agent (admitted by the engine's hello). */
@@ -61,14 +62,14 @@ export class AgentRegistry extends RegistryBase<AgentRecord, SemaphoreSlot> {
   }
 
   /** The slot of an agent's semaphore `id` as a sample is stored into it: made if new, with its totals. */
-  slot(rec: AgentRecord, id: string): StoredSlot {
+  slot(rec: AgentRecord, id: string): SemaphoreSlot {
     const slot = this.entry(rec, id);
-    if (slot.totals === undefined) {
+    if (slot.totals === NO_TOTALS) {
       let totals = this.totals.get(slot.key);
       if (totals === undefined) this.totals.set(slot.key, (totals = new Float64Array(COUNTERS.length)));
       slot.totals = totals;
     }
-    return slot as StoredSlot;
+    return slot;
   }
 
   /** The keys of every semaphore the agent reported. */

@@ -8,7 +8,7 @@ import { addCounters, type HistoryStore } from "../../../shared/history/index.js
 import type { SamplesBatch } from "../../../shared/protocol/index.js";
 import { DIAGNOSED_RULE_BITS, type AlertEvidence } from "./alert-evidence.js";
 import type { ChangeTracker } from "./change-tracker.js";
-import type { AgentRecord, AgentRegistry, StoredSlot } from "./registry.js";
+import type { AgentRecord, AgentRegistry, SemaphoreSlot } from "./registry.js";
 import { SampleArena } from "./sample-arena.js";
 
 /** What the pipeline stores into: the core's parts. */
@@ -38,7 +38,7 @@ export const MAX_DEFERRED_JOBS = 256;
 /** Entries `jobs` keeps before it sweeps those of services with nothing being stored. */
 const MAX_IDLE_JOB_ENTRIES = 256;
 
-function unitsOf(slot: StoredSlot): number {
+function unitsOf(slot: SemaphoreSlot): number {
   return slot.counted ? 1 : 1 + NEW_SEMAPHORE_UNITS;
 }
 
@@ -56,7 +56,7 @@ export class StoreJob {
   /** The units fitsIn() found it would take, when it fitted. */
   planned = 0;
   /** Each item's slot, found once for every structure that needs it. */
-  private readonly slots: StoredSlot[] = [];
+  private readonly slots: SemaphoreSlot[] = [];
   /** Where pack() put its items in the arena; -1 while `batch` holds them. */
   private packedAt = -1;
   private readonly count: number;
@@ -128,7 +128,7 @@ export class StoreJob {
     return true;
   }
 
-  private slotAt(i: number): StoredSlot {
+  private slotAt(i: number): SemaphoreSlot {
     return (this.slots[i] ??= this.pipeline.target.registry.slot(this.rec, this.batch.items[i].id));
   }
 
@@ -167,7 +167,7 @@ export class StorePipeline {
   /** The deferred stores' items (StoreJob.pack), until they are stored. */
   readonly arena = new SampleArena();
   /** engine.feed()'s buffers, reused by every store. */
-  private readonly feed = { entries: [] as StoredSlot[], activeRules: new Uint8Array(64) };
+  private readonly feed = { entries: [] as SemaphoreSlot[], activeRules: new Uint8Array(64) };
   /** What store()'s warming loads read: kept, so that no compiler drops them as unused. */
   private warmth = 0;
 
@@ -261,7 +261,7 @@ export class StorePipeline {
   }
 
   /** Items [from, to) of `batch` (their slots at the same indices of `slots`) into history, totals, engine and evidence. */
-  store(rec: AgentRecord, batch: SamplesBatch, slots: readonly StoredSlot[], from: number, to: number, now: number): void {
+  store(rec: AgentRecord, batch: SamplesBatch, slots: readonly SemaphoreSlot[], from: number, to: number, now: number): void {
     const { engine, history, changes, evidence } = this.target;
     const { t, intervalMs, items } = batch;
     // What a store reads is cold (10,000 other semaphores since this one's last sample), and each
@@ -304,7 +304,7 @@ export class StorePipeline {
    * semaphore has one (`activeRules`, index 0 for item `from`). The slot keeps the list
    * AlertEvidence watches it with, until it is emptied.
    */
-  private refreshEvidence(t: number, slots: readonly StoredSlot[], from: number, to: number, activeRules: Uint8Array): void {
+  private refreshEvidence(t: number, slots: readonly SemaphoreSlot[], from: number, to: number, activeRules: Uint8Array): void {
     const { evidence } = this.target;
     for (let i = from; i < to; i++) {
       if ((activeRules[i - from] & DIAGNOSED_RULE_BITS) === 0) continue;
