@@ -69,6 +69,19 @@ export default tseslint.config(
     },
   },
   {
+    // The core (registry, store pipeline, engine glue) is what the namespaces feed and read: it
+    // imports none of them, so ingest/ -> core/ and dashboard/ -> core/ run one way.
+    files: ["main/hub/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          ...headless,
+          { group: ["**/ingest/*", "**/dashboard/*"], message: "core/ does not import ingest/ or dashboard/: they import core/." },
+        ],
+      }],
+    },
+  },
+  {
     // The socket helpers know nothing of the hub: every namespace may use them.
     files: ["main/hub/socket/**/*.ts"],
     rules: {

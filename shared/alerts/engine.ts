@@ -20,7 +20,7 @@ import { AlertBook, DEFAULT_MAX_RESOLVED } from "./alert-book.js";
 import { fleetEntry, type FleetEntry, type FleetMember } from "./fleet.js";
 import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
 import { evaluateOverBudget } from "./rules/over-budget-rule.js";
-import { Registry, type RegistryAgent, type RegistryBase } from "./registry.js";
+import { Registry, type RegistryAgent, type RegistryBase, type RegistryEntry } from "./registry.js";
 import { implicitInfo, SemaphoreTracker } from "./semaphore-tracker.js";
 import { applyThresholds, DEFAULT_THRESHOLDS, type AlertThresholds, type ThresholdsPatch } from "./thresholds.js";
 import type { AlertChange } from "./types.js";
@@ -44,19 +44,10 @@ interface Group {
   readonly keys: Set<string>;
 }
 
-/**
- * A semaphore's state as a caller about to apply its sample may touch it: warm() reads what
- * samples() will (SemaphoreTracker.warm), changing nothing. Stale once `retired`: look it up again.
- */
-export interface WarmHandle {
-  warm(): number;
-  readonly retired: boolean;
-}
-
 /** A store pipeline's reused buffers for one feed() call, index i for the batch's item i. */
 export interface SampleFeed {
-  /** warmHandle() of the item's semaphore, if the pipeline kept it: saves a lookup; a stale one is looked past. */
-  readonly known: readonly (WarmHandle | undefined)[];
+  /** The item's entry in its agent's registry record (registry.entry()), as the caller found it: saves the lookup by id. */
+  readonly entries: readonly RegistryEntry[];
   /** Filled with the rules (RULE_BIT) active on the item's semaphore once it is applied (0 for an unknown agent). */
   readonly activeRules: Uint8Array;
 }
@@ -102,29 +93,31 @@ export class AlertEngine {
     const touched = new Set<string>();
     const next = new Set<string>();
     for (const info of semaphores) {
-      const key = a.keys.key(info.id);
-      next.add(key);
-      const sem = this.registry.tracker(key);
+      next.add(info.id);
+      const e = this.registry.entry(a, info.id);
+      const sem = this.registry.tracker(e.key);
       if (sem === undefined) {
-        const created = new SemaphoreTracker(agentId, a.service, a.instance, info, true, a.intervalMs, this.book);
+        const created = (e.tracker = new SemaphoreTracker(agentId, a.service, a.instance, info, true, a.intervalMs, this.book));
         this.registry.addTracker(created);
         this.joinGroup(created);
         touched.add(created.groupKey);
         continue;
       }
       this.adopt(a, sem);
+      e.tracker = sem;
       touched.add(sem.groupKey);
       this.leaveGroup(sem);
       sem.setInfo(info);
       this.joinGroup(sem);
       touched.add(sem.groupKey);
     }
-    for (const key of a.semaphores) {
-      if (next.has(key)) continue;
-      const sem = this.registry.tracker(key);
-      if (sem !== undefined) touched.add(this.retire(sem, a.lastSampleT ?? now, "unregistered"));
+    // The ids the list leaves out go: their semaphores, where this agent holds them, retire.
+    for (const e of a.entries.values()) {
+      if (next.has(e.id)) continue;
+      const sem = e.tracker;
+      if (sem !== undefined && !sem.retired && sem.agentId === a.agentId) touched.add(this.retire(sem, a.lastSampleT ?? now, "unregistered"));
+      a.entries.delete(e.id);
     }
-    a.semaphores = next;
     for (const g of touched) this.evalGroup(g, now);
     return this.book.drain();
   }
@@ -134,10 +127,10 @@ export class AlertEngine {
     return this.feed(agentId, batch, now, undefined);
   }
 
-  /** samples(), as a store pipeline calls it: with what it keeps of the items' semaphores (SampleFeed). */
+  /** samples(), as a store pipeline calls it: with the items' entries it found (SampleFeed). */
   feed(agentId: string, batch: SamplesBatch, now: number, feed: SampleFeed | undefined): AlertChange[] {
     const activeRules = feed?.activeRules;
-    const known = feed?.known;
+    const entries = feed?.entries;
     const a = this.registry.get(agentId);
     if (a === undefined) {
       activeRules?.fill(0, 0, batch.items.length);
@@ -149,7 +142,7 @@ export class AlertEngine {
     const items = batch.items;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
-      const sem = this.trackerFor(a, item.id, item.cap, known?.[i]);
+      const sem = this.trackerFor(a, entries?.[i] ?? this.registry.entry(a, item.id), item.cap);
       const created = this.created;
       const capBefore = sem.cap;
       const shareBefore = sem.share;
@@ -169,7 +162,7 @@ export class AlertEngine {
     if (a === undefined) return [];
     this.heard(a, now);
     for (const ev of batch.items) {
-      const sem = this.trackerFor(a, ev.id, 0);
+      const sem = this.trackerFor(a, this.registry.entry(a, ev.id), 0);
       sem.event(ev, this.book);
       if (this.created) this.evalGroup(sem.groupKey, now);
     }
@@ -256,11 +249,6 @@ export class AlertEngine {
     return a === undefined ? undefined : { ...a };
   }
 
-  /** What samples() will touch of semaphore `key`, if the engine tracks it (see WarmHandle). */
-  warmHandle(key: string): WarmHandle | undefined {
-    return this.registry.tracker(key);
-  }
-
   /** Typed-array bytes the rules' sample windows hold, over every semaphore. */
   windowBytes(): number {
     let n = 0;
@@ -303,10 +291,7 @@ export class AlertEngine {
   /** Retires the agent's semaphores and takes it out of its name's peers; `drop`: out of the registry too. */
   private removeAgent(a: RegistryAgent, now: number, resolution: string, drop: boolean): void {
     const touched = new Set<string>();
-    for (const key of a.semaphores) {
-      const sem = this.registry.tracker(key);
-      if (sem !== undefined && sem.agentId === a.agentId) touched.add(this.retire(sem, a.lastSampleT ?? now, resolution));
-    }
+    for (const sem of this.registry.owned(a)) touched.add(this.retire(sem, a.lastSampleT ?? now, resolution));
     if (drop) this.registry.drop(a);
     else this.registry.unlist(a);
     this.evalDown(a, now, undefined);
@@ -318,46 +303,35 @@ export class AlertEngine {
     sem.retire(this.book, at, resolution);
     this.leaveGroup(sem);
     this.registry.deleteTracker(sem.key);
-    this.registry.get(sem.agentId)?.semaphores.delete(sem.key);
     return sem.groupKey;
   }
 
   /**
-   * The tracker for an id in an agent's samples or events, created if never registered (then
-   * `created` is true until the next call: no result object per sample item).
+   * The tracker of the agent's entry `e` (an id in its samples or events), created if never
+   * registered (then `created` is true until the next call: no result object per sample item).
    */
-  private trackerFor(a: RegistryAgent, id: string, cap: number, known?: WarmHandle): SemaphoreTracker {
+  private trackerFor(a: RegistryAgent, e: RegistryEntry, cap: number): SemaphoreTracker {
     this.created = false;
-    // A caller's handle (samples' `known`) is the tracker found below while it is live and still
-    // this agent's: used as is, it saves the lookup by id, a string fresh from the packet.
-    if (known instanceof SemaphoreTracker && !known.retired && known.agentId === a.agentId) return known;
-    const cached = a.trackers.get(id);
+    const cached = e.tracker;
     if (cached !== undefined && !cached.retired) {
-      if (cached.agentId !== a.agentId) this.adopt(a, cached);
+      this.adopt(a, cached);
       return cached;
     }
-    const key = a.keys.key(id);
-    const sem = this.registry.tracker(key);
+    const sem = this.registry.tracker(e.key);
     if (sem !== undefined) {
       this.adopt(a, sem);
-      a.trackers.set(id, sem);
-      return sem;
+      return (e.tracker = sem);
     }
-    const created = new SemaphoreTracker(a.agentId, a.service, a.instance, implicitInfo(id, cap), false, a.intervalMs, this.book);
+    const created = (e.tracker = new SemaphoreTracker(a.agentId, a.service, a.instance, implicitInfo(e.id, cap), false, a.intervalMs, this.book));
     this.registry.addTracker(created);
-    a.semaphores.add(key);
     this.joinGroup(created);
-    a.trackers.set(id, created);
     this.created = true;
     return created;
   }
 
   /** A semaphore reported by another agent under the same name now belongs to the reporter. */
   private adopt(a: RegistryAgent, sem: SemaphoreTracker): void {
-    if (sem.agentId === a.agentId) return;
-    this.registry.get(sem.agentId)?.semaphores.delete(sem.key);
     sem.agentId = a.agentId;
-    a.semaphores.add(sem.key);
   }
 
   private joinGroup(sem: SemaphoreTracker): void {
@@ -395,10 +369,7 @@ export class AlertEngine {
 
   private evalGroupsOf(a: RegistryAgent, at: number): void {
     const seen = new Set<string>();
-    for (const key of a.semaphores) {
-      const sem = this.registry.tracker(key);
-      if (sem !== undefined) seen.add(sem.groupKey);
-    }
+    for (const sem of this.registry.owned(a)) seen.add(sem.groupKey);
     for (const g of seen) this.evalGroup(g, at);
   }
 }

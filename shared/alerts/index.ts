@@ -1,6 +1,6 @@
 // The alert engine's public face: pure rules over samples and events (docs/protocol.md, "Alert rules").
-export { AlertEngine, type AlertEngineOptions, type SampleFeed, type WarmHandle } from "./engine.js";
-export { newRegistryAgent, Registry, RegistryBase, type RegistryAgent } from "./registry.js";
+export { AlertEngine, type AlertEngineOptions, type SampleFeed } from "./engine.js";
+export { newRegistryAgent, newRegistryEntry, Registry, RegistryBase, type RegistryAgent, type RegistryEntry } from "./registry.js";
 export type { AlertChange, AlertChangeKind, AlertTarget } from "./types.js";
 export {
   DEFAULT_THRESHOLDS,

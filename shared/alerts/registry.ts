@@ -2,13 +2,25 @@
 // semaphore key. The alert engine is handed a registry and keeps only its rule state (alerts,
 // thresholds, fleet groups); whoever owns the agents (the hub's AgentRegistry, a replay, a test)
 // owns the registry and reads /api/state's agents and semaphores from it.
-import type { AgentState, Hello, SemaphoreInfo, SemaphoreState, SemaphoreStatus } from "../protocol/types.js";
-import { SemaphoreKeys } from "../protocol/semaphore-keys.js";
+import { semaphoreKey, type AgentState, type Hello, type SemaphoreInfo, type SemaphoreState, type SemaphoreStatus } from "../protocol/types.js";
 import { agentKey, type AgentLiveness } from "./rules/agent-down-rule.js";
 import type { SemaphoreTracker } from "./semaphore-tracker.js";
 
+/** One semaphore of an agent, by its id: the engine's tracker, and whatever its owner adds (the hub's slot). */
+export interface RegistryEntry {
+  /** The semaphore's id, as its agent reports it. */
+  readonly id: string;
+  /** semaphoreKey(service, instance, id): made once, so a sample's lookups by key hash no new string. */
+  readonly key: string;
+  /**
+   * Its tracker as last found for this agent. Checked on use: retired, or taken by another agent
+   * under the same name, it is looked up again by key.
+   */
+  tracker: SemaphoreTracker | undefined;
+}
+
 /** What the registry keeps of one agent for the rules and for reading. */
-export interface RegistryAgent extends AgentLiveness {
+export interface RegistryAgent<E extends RegistryEntry = RegistryEntry> extends AgentLiveness {
   service: string;
   instance: string;
   connected: boolean;
@@ -17,15 +29,11 @@ export interface RegistryAgent extends AgentLiveness {
   intervalMs: number;
   /** Latest batch `t`: the agent-clock time used when its semaphores go away. */
   lastSampleT: number | null;
-  /** Keys of the semaphores the engine holds for it (a semaphore another agent reports moves). */
-  semaphores: Set<string>;
-  /** semaphoreKey(service, instance, id) by id (replaced with the identity). */
-  keys: SemaphoreKeys;
   /**
-   * Trackers by id, as last found for this agent: a sample's lookup in a map of a few entries
-   * instead of the map of every semaphore. Checked on use (retired: look again).
+   * Its semaphores by id: registered, or seen in its samples or events since (replaced with the
+   * identity; a register drops the ids it leaves out). Its semaphore limit counts them.
    */
-  trackers: Map<string, SemaphoreTracker>;
+  entries: Map<string, E>;
 }
 
 /** A new (or renamed) agent's facts: connected and live, heard from at `now`, no semaphores yet. */
@@ -38,9 +46,7 @@ function freshFacts(hello: Hello, now: number, intervalMs: number): Omit<Registr
     lastSeen: now,
     intervalMs,
     lastSampleT: null,
-    semaphores: new Set(),
-    keys: new SemaphoreKeys(hello.service, hello.instance),
-    trackers: new Map(),
+    entries: new Map(),
   };
 }
 
@@ -49,7 +55,12 @@ export function newRegistryAgent(agentId: string, hello: Hello, now: number, int
   return { agentId, ...freshFacts(hello, now, intervalMs) };
 }
 
-export abstract class RegistryBase<A extends RegistryAgent> {
+/** The plain entry: a subclass's `newEntry` spreads it into its own. */
+export function newRegistryEntry(a: RegistryAgent, id: string): RegistryEntry {
+  return { id, key: semaphoreKey(a.service, a.instance, id), tracker: undefined };
+}
+
+export abstract class RegistryBase<A extends RegistryAgent<E>, E extends RegistryEntry = RegistryEntry> {
   private readonly byId = new Map<string, A>();
   /** Agent ids by `<service>/<instance>`: several processes can share a name (agent_down's peers). */
   private readonly byName = new Map<string, Set<string>>();
@@ -59,8 +70,8 @@ export abstract class RegistryBase<A extends RegistryAgent> {
   /** Makes the record of a new agent (from newRegistryAgent, plus the owner's fields). */
   protected abstract create(agentId: string, hello: Hello, now: number, intervalMs: number): A;
 
-  /** Called when a known agent takes a new identity, after its facts were reset. */
-  protected renamed(_a: A): void {}
+  /** Makes the entry of an agent's new semaphore id (from newRegistryEntry, plus the owner's fields). */
+  protected abstract newEntry(a: A, id: string): E;
 
   get(agentId: string): A | undefined {
     return this.byId.get(agentId);
@@ -72,6 +83,26 @@ export abstract class RegistryBase<A extends RegistryAgent> {
 
   values(): IterableIterator<A> {
     return this.byId.values();
+  }
+
+  /** The agent's entry for semaphore `id`, made if new. */
+  entry(a: A, id: string): E {
+    let e = a.entries.get(id);
+    if (e === undefined) a.entries.set(id, (e = this.newEntry(a, id)));
+    return e;
+  }
+
+  /** The key of the agent's semaphore `id`, without making an entry for it. */
+  keyOf(a: A, id: string): string {
+    return a.entries.get(id)?.key ?? semaphoreKey(a.service, a.instance, id);
+  }
+
+  /** The trackers of the agent's semaphores that it owns and that are live. */
+  *owned(a: A): Generator<SemaphoreTracker> {
+    for (const e of a.entries.values()) {
+      const sem = e.tracker;
+      if (sem !== undefined && !sem.retired && sem.agentId === a.agentId) yield sem;
+    }
   }
 
   /** The agents under `<service>/<instance>`. */
@@ -92,7 +123,6 @@ export abstract class RegistryBase<A extends RegistryAgent> {
       this.byId.set(agentId, a);
     } else {
       Object.assign(a, freshFacts(hello, now, intervalMs));
-      this.renamed(a);
     }
     const name = agentKey(a.service, a.instance);
     let ids = this.byName.get(name);
@@ -171,5 +201,9 @@ export abstract class RegistryBase<A extends RegistryAgent> {
 export class Registry extends RegistryBase<RegistryAgent> {
   protected override create(agentId: string, hello: Hello, now: number, intervalMs: number): RegistryAgent {
     return newRegistryAgent(agentId, hello, now, intervalMs);
+  }
+
+  protected override newEntry(a: RegistryAgent, id: string): RegistryEntry {
+    return newRegistryEntry(a, id);
   }
 }

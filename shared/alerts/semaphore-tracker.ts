@@ -127,7 +127,7 @@ export class SemaphoreTracker implements SemaphoreContext {
    * Reads what sample() touches on every call (its state, the latest sample's numbers, the
    * timeouts window), changing nothing, and returns a number made of it. A caller about to apply
    * several semaphores' samples touches them all first, so that their cache misses overlap rather
-   * than come one after another (HubCore.storeItems).
+   * than come one after another (the hub's StorePipeline.store).
    */
   warm(): number {
     return this.ruleState[LAST_T] + (this.target.active ?? 0) + this.latest.warm() + this.timeouts.warm();

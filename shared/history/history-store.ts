@@ -171,7 +171,7 @@ export class HistoryStore {
   /**
    * Reads what pushTo(entry) will touch, changing nothing, and returns a number made of it: a
    * caller storing several samples touches them all first, so their cache misses overlap (see
-   * HubCore.storeItems). 0 for a handle no longer alive.
+   * the hub's StorePipeline.store). 0 for a handle no longer alive.
    */
   warm(entry: HistoryEntry): number {
     const h = entry.history;

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fleetKey, instanceKey, keyPart, semaphoreKey, splitKey } from "../../shared/protocol/types.js";
-import { SemaphoreKeys } from "../../shared/protocol/semaphore-keys.js";
 
 describe("semaphore keys", () => {
   it("keep names holding / or % apart, and read back to the names", () => {
@@ -19,9 +18,5 @@ describe("semaphore keys", () => {
       }),
       { numRuns: 2000 },
     );
-  });
-
-  it("SemaphoreKeys gives the escaped key too", () => {
-    expect(new SemaphoreKeys("a/b", "c").key("d/e")).toBe(semaphoreKey("a/b", "c", "d/e"));
   });
 });

@@ -4,13 +4,13 @@
 import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../../shared/alerts/index.js";
 import { HistoryStore } from "../../../shared/history/index.js";
 import { globalViews, PROTOCOL_VERSION, type Alert, type HubAdmission, type EventsBatch, type FlightRecord, type Hello, type HubState, type Register, type SamplesBatch } from "../../../shared/protocol/index.js";
-import { StorePipeline, type StoreJob } from "../ingest/store-pipeline.js";
 import type { RecordLine, RecordSink } from "../recording/recorder.js";
 import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
 import { FlightLinks } from "./flight-links.js";
 import { AgentRegistry, type AgentRecord } from "./registry.js";
 import { QuietFill } from "./quiet-fill.js";
+import { StorePipeline, type StoreJob } from "./store-pipeline.js";
 
 export type { AgentRecord, SemaphoreSlot } from "./registry.js";
 
@@ -135,11 +135,12 @@ export class HubCore {
     const now = this.now();
     this.stats.accepted++;
     this.record({ r: now, k: "register", a: rec.agentId, p: { semaphores: list } });
-    this.agents.register(rec, list.map((s) => s.id));
-    this.quiet.keepOnly(rec.agentId, rec.ids);
-    for (const id of rec.ids) this.changes.key(rec.keys.key(id));
+    // The engine replaces the agent's entries with the list's (registry.ts).
+    const changes = engine.register(rec.agentId, list, now);
+    this.quiet.keepOnly(rec.agentId, rec.entries);
+    for (const e of rec.entries.values()) this.changes.key(e.key);
     this.changes.structural();
-    this.applied(engine.register(rec.agentId, list, now), rec);
+    this.applied(changes, rec);
     return { ok: true };
   }
 
@@ -166,7 +167,7 @@ export class HubCore {
     }
     const refusal = this.agents.overSemaphoreLimit(rec, sent.items);
     if (refusal !== null) return { ok: false, error: refusal };
-    const batch = this.quiet.complete(rec.agentId, sent, (id) => rec.keys.key(id), this.alerts.thresholds);
+    const batch = this.quiet.complete(rec.agentId, sent, (id) => this.agents.keyOf(rec, id), this.alerts.thresholds);
     const now = this.now();
     this.stats.accepted++;
     this.record({ r: now, k: "samples", a: rec.agentId, p: batch });
@@ -181,7 +182,6 @@ export class HubCore {
     const now = this.now();
     this.stats.accepted++;
     this.record({ r: now, k: "events", a: rec.agentId, p: batch });
-    for (const ev of batch.items) rec.ids.add(ev.id);
     this.applied(engine.events(rec.agentId, batch, now), rec);
     return { ok: true };
   }

@@ -40,7 +40,7 @@ export class QuietFill {
   }
 
   /** Its semaphores now (a register): one that left the list is never filled in. */
-  keepOnly(agentId: string, ids: ReadonlySet<string>): void {
+  keepOnly(agentId: string, ids: { has(id: string): boolean }): void {
     const m = this.agents.get(agentId);
     if (m !== undefined) for (const id of m.keys()) if (!ids.has(id)) m.delete(id);
   }

@@ -1,19 +1,16 @@
 // The hub's one registry of agents and semaphores: the alert engine is handed it (the rules'
 // facts: liveness, trackers; shared/alerts/registry.ts), and the hub adds what it keeps per agent
-// (dedupe, connection, slots) and per semaphore (totals). /api/state, /ui and /metrics read it.
-import { newRegistryAgent, RegistryBase, type RegistryAgent, type WarmHandle } from "../../../shared/alerts/index.js";
+// (dedupe, connection) and per semaphore (its slot: totals, history, evidence). /api/state, /ui
+// and /metrics read it.
+import { newRegistryAgent, RegistryBase, type RegistryAgent, type RegistryEntry } from "../../../shared/alerts/index.js";
 import type { HistoryEntry } from "../../../shared/history/index.js";
-import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, SAMPLE_COUNTERS, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
+import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, SAMPLE_COUNTERS, semaphoreKey, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
 import type { WatchedList } from "./alert-evidence.js";
 import { SeqWindow } from "./seq-window.js";
 
-export interface AgentRecord extends RegistryAgent {
+export interface AgentRecord extends RegistryAgent<SemaphoreSlot> {
   /** Sample batches already accepted, for dedupe. */
   readonly seqs: SeqWindow;
-  /** Semaphore ids it reported, for its limit: registered ones and any seen in samples or events since. */
-  ids: Set<string>;
-  /** Its semaphores' slots by id: one lookup in a small map per sample (replaced with the identity). */
-  slots: Map<string, SemaphoreSlot>;
   /** The connection speaking for it; a stale connection's close does not mark it down. */
   owner: number | undefined;
   disconnectedAt: number | null;
@@ -23,36 +20,34 @@ export interface AgentRecord extends RegistryAgent {
   registerParts: SemaphoreInfo[] | undefined;
 }
 
-/** One semaphore of an agent: its key, its counter totals and the handles the store pipeline keeps on it. */
-export interface SemaphoreSlot {
-  /** The semaphore's id, as its agent reports it. */
-  readonly id: string;
-  readonly key: string;
-  readonly totals: Float64Array;
+/** One semaphore of an agent, its registry entry: its tracker, and the handles the store pipeline keeps on it. */
+export interface SemaphoreSlot extends RegistryEntry {
+  /** Its counter totals; NO_TOTALS until its first sample (slot() makes them). */
+  totals: Float64Array;
   /** Whether the pipeline has counted its first sample (the history it creates costs more). */
   counted: boolean;
   /** Undefined until its first sample is stored; no longer alive once the store dropped it. */
   history: HistoryEntry | undefined;
   /** ChangeTracker.changed()'s mark. */
   changedMark: number;
-  /** The engine's state of it, once the engine keeps one. */
-  engineState: WarmHandle | undefined;
   /** Its diagnosed alerts as AlertEvidence follows them, once it had one (may be emptied since). */
   watched: WatchedList | undefined;
 }
 
-export class AgentRegistry extends RegistryBase<AgentRecord> {
+/** A slot's totals before its first sample: a registered semaphore has no /metrics series until then. */
+const NO_TOTALS = new Float64Array(0);
+
+export class AgentRegistry extends RegistryBase<AgentRecord, SemaphoreSlot> {
   /** Per-semaphore running totals of the sample counters (SAMPLE_COUNTERS order), for /metrics. */
   readonly totals = new Map<string, Float64Array>();
 
   protected override create(agentId: string, hello: Hello, now: number, intervalMs: number): AgentRecord {
-    return { ...newRegistryAgent(agentId, hello, now, intervalMs), seqs: new SeqWindow(), ids: new Set(), slots: new Map(), owner: undefined, disconnectedAt: null, maxSemaphores: 0, registerParts: undefined };
+    return { ...newRegistryAgent(agentId, hello, now, intervalMs), entries: new Map(), seqs: new SeqWindow(), owner: undefined, disconnectedAt: null, maxSemaphores: 0, registerParts: undefined };
   }
 
-  /** The engine retired the old identity's semaphores; the next register brings them back. */
-  protected override renamed(rec: AgentRecord): void {
-    rec.ids = new Set();
-    rec.slots = new Map();
+  protected override newEntry(rec: AgentRecord, id: string): SemaphoreSlot {
+    // One literal with every field, so that every slot has the one shape the store path expects.
+    return { id, key: semaphoreKey(rec.service, rec.instance, id), tracker: undefined, totals: NO_TOTALS, counted: false, history: undefined, changedMark: 0, watched: undefined };
   }
 
   /** The connection that said hello now speaks for the agent (admitted by the engine's hello). */
@@ -66,21 +61,20 @@ export class AgentRegistry extends RegistryBase<AgentRecord> {
     return rec;
   }
 
-  /** A register replaces the agent's list: its slots are made again as samples come. */
-  register(rec: AgentRecord, ids: Iterable<string>): void {
-    rec.ids = new Set(ids);
-    // A slot adds its id to rec.ids once, when made: made again, an id the register dropped is counted again.
-    rec.slots = new Map();
-  }
-
-  /** The slot of an agent's semaphore `id`, made if new. */
+  /** The slot of an agent's semaphore `id` as a sample is stored into it: made if new, with its totals. */
   slot(rec: AgentRecord, id: string): SemaphoreSlot {
-    return rec.slots.get(id) ?? this.newSlot(rec, id);
+    const slot = this.entry(rec, id);
+    if (slot.totals === NO_TOTALS) {
+      let totals = this.totals.get(slot.key);
+      if (totals === undefined) this.totals.set(slot.key, (totals = new Float64Array(SAMPLE_COUNTERS.length)));
+      slot.totals = totals;
+    }
+    return slot;
   }
 
   /** The keys of every semaphore the agent reported. */
   keysOf(rec: AgentRecord): string[] {
-    return [...rec.ids].map((id) => rec.keys.key(id));
+    return Array.from(rec.entries.values(), (e) => e.key);
   }
 
   /** Forgets the agent and its semaphores' totals. */
@@ -114,27 +108,20 @@ export class AgentRegistry extends RegistryBase<AgentRecord> {
   /** Why `items` would take the agent past its semaphore limit, or null. */
   overSemaphoreLimit(rec: AgentRecord, items: readonly { id: string }[]): string | null {
     // Within the limit even if every item were new: the usual batch needs no lookup here.
-    if (rec.ids.size + items.length <= rec.maxSemaphores) return null;
-    let fresh = 0;
-    let seen: Set<string> | undefined;
-    for (const { id } of items) {
-      if (rec.ids.has(id) || seen?.has(id) === true) continue;
-      (seen ??= new Set()).add(id);
-      fresh++;
-    }
-    if (rec.ids.size + fresh <= rec.maxSemaphores) return null;
+    if (rec.entries.size + items.length <= rec.maxSemaphores) return null;
+    if (rec.entries.size + freshIds(rec, items) <= rec.maxSemaphores) return null;
     return tooMany(rec);
   }
+}
 
-  private newSlot(rec: AgentRecord, id: string): SemaphoreSlot {
-    rec.ids.add(id);
-    const key = rec.keys.key(id);
-    let totals = this.totals.get(key);
-    if (totals === undefined) this.totals.set(key, (totals = new Float64Array(SAMPLE_COUNTERS.length)));
-    const slot: SemaphoreSlot = { id, key, totals, counted: false, history: undefined, changedMark: 0, engineState: undefined, watched: undefined };
-    rec.slots.set(id, slot);
-    return slot;
+/** How many of `items`' ids `rec` does not hold yet (each counted once). */
+export function freshIds(rec: AgentRecord, items: readonly { id: string }[]): number {
+  let seen: Set<string> | undefined;
+  for (const { id } of items) {
+    if (rec.entries.has(id) || seen?.has(id) === true) continue;
+    (seen ??= new Set()).add(id);
   }
+  return seen?.size ?? 0;
 }
 
 function tooMany(rec: AgentRecord): string {

@@ -20,7 +20,7 @@ export interface AdmissionLimits {
 interface Held {
   readonly rec: AgentRecord;
   address: string;
-  /** rec.ids.size when last looked at (sync). */
+  /** rec.entries.size when last looked at (sync). */
   semaphores: number;
 }
 
@@ -152,7 +152,7 @@ export class Admission {
 
   /** Brings h's semaphore count to what its record holds now. */
   private sync(h: Held): void {
-    const n = h.rec.ids.size;
+    const n = h.rec.entries.size;
     if (n === h.semaphores) return;
     this.tally(h.address).semaphores += n - h.semaphores;
     this.semaphoreTotal += n - h.semaphores;
@@ -203,14 +203,4 @@ export class Admission {
       this.evicted++;
     }
   }
-}
-
-/** How many of `items`' ids `rec` does not hold yet (each counted once). */
-export function freshIds(rec: AgentRecord, items: readonly { id: string }[]): number {
-  let seen: Set<string> | undefined;
-  for (const { id } of items) {
-    if (rec.ids.has(id) || seen?.has(id) === true) continue;
-    (seen ??= new Set()).add(id);
-  }
-  return seen?.size ?? 0;
 }

@@ -5,9 +5,10 @@
 import { agentPayloadSchemas, HUB_FEATURES, parsePayload, type Ack, type AgentToHubEvents, type FlightRequest } from "../../../shared/protocol/index.js";
 import { SamplesCheck } from "../../../shared/protocol/samples-check.js";
 import type { AgentRecord, HubCore } from "../core/hub-core.js";
-import { StoreJob } from "./store-pipeline.js";
+import { freshIds } from "../core/registry.js";
+import { StoreJob } from "../core/store-pipeline.js";
 import { TokenBucket } from "../socket/token-bucket.js";
-import { freshIds, type Admission } from "./admission.js";
+import type { Admission } from "./admission.js";
 
 /** Work done a slice at a time: `step` does about `maxUnits` units and gives the answer once finished. */
 export interface Job {
@@ -103,7 +104,7 @@ export class AgentSession {
         if (!p.ok) return this.refuse(p.error, true);
         // A part only adds to the list the hub assembles: the whole list is admitted at its end.
         const pending = p.value.partial === "end" ? (this.rec.registerParts?.length ?? 0) : 0;
-        const grows = p.value.partial === "more" ? 0 : pending + p.value.semaphores.length - this.rec.ids.size;
+        const grows = p.value.partial === "more" ? 0 : pending + p.value.semaphores.length - this.rec.entries.size;
         const over = this.gate?.admission.semaphores(this.rec, grows, () => grows) ?? null;
         if (over !== null) {
           this.rec.registerParts = undefined;

@@ -2,8 +2,8 @@
 // severities, messages and evidence, however the hub happened to receive the batches.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AlertEngine, type AlertChange, type WarmHandle } from "../../../shared/alerts/index.js";
-import { semaphoreKey, type AgentEvent, type AgentEventType, type Sample } from "../../../shared/protocol/types.js";
+import { AlertEngine, type AlertChange } from "../../../shared/alerts/index.js";
+import { type AgentEvent, type AgentEventType, type Sample } from "../../../shared/protocol/types.js";
 import { makeHello } from "../../fixtures/protocol.js";
 import { info, many, sample, summaryOf, T0 } from "./helpers.js";
 
@@ -98,20 +98,16 @@ interface Outcome {
 
 /**
  * Play a script into a fresh engine; with `split`, every batch arrives cut into several calls.
- * With `known`, each samples call passes the engine's handles of its items' semaphores as the hub
- * keeps them (HubCore's slots): looked up by key once, and again only once retired, so a handle
- * may be another agent's tracker by then; "stale": never looked up again, retired or not.
+ * With `entries`, each samples call passes its items' registry entries, found before the call as
+ * the hub's store pipeline finds them: each holds the tracker last found for it, which may be
+ * retired or another agent's by then.
  */
-function play(script: Script, split: boolean, known: false | "hub" | "stale" = false): Outcome {
+function play(script: Script, split: boolean, entries = false): Outcome {
   const engine = new AlertEngine();
-  const handles = new Map<string, WarmHandle | undefined>();
-  const handlesOf = (agent: (typeof AGENTS)[number], items: readonly Sample[]) =>
-    items.map((item) => {
-      const key = semaphoreKey(agent.service, agent.instance, item.id);
-      let h = handles.get(`${agent.agentId} ${key}`);
-      if (h === undefined || (h.retired && known === "hub")) handles.set(`${agent.agentId} ${key}`, (h = engine.warmHandle(key)));
-      return h;
-    });
+  const entriesOf = (agentId: string, items: readonly Sample[]) => {
+    const a = engine.registry.get(agentId);
+    return a === undefined ? [] : items.map((item) => engine.registry.entry(a, item.id));
+  };
   const changes: AlertChange[] = [];
   const t = AGENTS.map(() => T0);
   const seq = AGENTS.map(() => 0);
@@ -132,7 +128,7 @@ function play(script: Script, split: boolean, known: false | "hub" | "stale" = f
           for (const items of parts) {
             const agent = AGENTS[o.agent];
             const batch = { seq: seq[o.agent]++, t: t[o.agent], intervalMs: 1000, items };
-            changes.push(...(known !== false ? engine.feed(agent.agentId, batch, now, { known: handlesOf(agent, items), activeRules: new Uint8Array(items.length) }) : engine.samples(agent.agentId, batch, now)));
+            changes.push(...(entries ? engine.feed(agent.agentId, batch, now, { entries: entriesOf(agent.agentId, items), activeRules: new Uint8Array(items.length) }) : engine.samples(agent.agentId, batch, now)));
           }
         }
         return;
@@ -195,10 +191,10 @@ describe("determinism", () => {
     );
   });
 
-  it("the same stream with handles of the semaphores (samples' known), as the hub keeps them or stale, gives identical alerts and changes", () => {
+  it("the same stream with the items' registry entries passed in (as the hub's store pipeline does) gives identical alerts and changes", () => {
     fc.assert(
-      fc.property(scriptArb, fc.constantFrom("hub" as const, "stale" as const), (script, known) => {
-        expect(play(script, false, known)).toEqual(play(script, false));
+      fc.property(scriptArb, (script) => {
+        expect(play(script, false, true)).toEqual(play(script, false));
       }),
       { numRuns: 100 },
     );

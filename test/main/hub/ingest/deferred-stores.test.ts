@@ -9,7 +9,7 @@ import { SLICE_ITEMS } from "../../../../main/hub/ingest/agent-scheduler.js";
 import type { Ack } from "../../../../shared/protocol/index.js";
 import { AgentSession, isJob, type Job } from "../../../../main/hub/ingest/agent-session.js";
 import { HubCore } from "../../../../main/hub/core/hub-core.js";
-import { MAX_DEFERRED_JOBS } from "../../../../main/hub/ingest/store-pipeline.js";
+import { MAX_DEFERRED_JOBS } from "../../../../main/hub/core/store-pipeline.js";
 import type { Alert, Sample } from "../../../../shared/protocol/index.js";
 import { agent, cleanupAll, dashboard, getJson, hello, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
 

@@ -1,9 +1,9 @@
-// SampleArena (main/hub/ingest/sample-arena.ts) holds deferred batches' items as numbers; what it gives
+// SampleArena (main/hub/core/sample-arena.ts) holds deferred batches' items as numbers; what it gives
 // back is what the hub stores. It must be each item exactly, keys in the wire's order, however
 // many batches were packed before and whichever was unpacked last.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SampleArena } from "../../../../main/hub/ingest/sample-arena.js";
+import { SampleArena } from "../../../../main/hub/core/sample-arena.js";
 import type { Sample } from "../../../../shared/protocol/index.js";
 import { sampleArb } from "../../../fixtures/protocol-arbitraries.js";
 

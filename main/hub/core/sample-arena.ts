@@ -3,7 +3,7 @@
 //
 // Why: a parsed packet held for STORE_DELAY_MS is ~15 objects a sample that every young GC copies.
 // Packed into one reused Float64Array it dies at once; Float64 holds every JSON number exactly, and
-// nothing the store path reaches keeps an item (test/main/hub/ingest/sample-arena.test.ts holds it to that).
+// nothing the store path reaches keeps an item (test/main/hub/core/sample-arena.test.ts holds it to that).
 import { hasParts, quietSample, type Sample, type SamplesBatch, type Summary } from "../../../shared/protocol/index.js";
 // An item's numbers are laid out as sample-numbers.ts says, its wait pairs right after them, then its hold pairs.
 import { HOLD_AT, PAIRS_AT, readSampleNumbers, readSummaryNumbers, WAIT_AT, writeSampleNumbers } from "../../../shared/protocol/sample-numbers.js";

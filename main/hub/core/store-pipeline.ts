@@ -3,12 +3,12 @@
 // inputs in the order they were accepted: the core reaches the engine only through settled(),
 // which first finishes whatever of that service is half stored or put off.
 import { performance } from "node:perf_hooks";
-import type { AlertChange, AlertEngine, WarmHandle } from "../../../shared/alerts/index.js";
+import type { AlertChange, AlertEngine } from "../../../shared/alerts/index.js";
 import { addCounters, type HistoryStore } from "../../../shared/history/index.js";
 import type { SamplesBatch } from "../../../shared/protocol/index.js";
-import { DIAGNOSED_RULE_BITS, type AlertEvidence } from "../core/alert-evidence.js";
-import type { ChangeTracker } from "../core/change-tracker.js";
-import type { AgentRecord, AgentRegistry, SemaphoreSlot } from "../core/registry.js";
+import { DIAGNOSED_RULE_BITS, type AlertEvidence } from "./alert-evidence.js";
+import type { ChangeTracker } from "./change-tracker.js";
+import type { AgentRecord, AgentRegistry, SemaphoreSlot } from "./registry.js";
 import { SampleArena } from "./sample-arena.js";
 
 /** What the pipeline stores into: the core's parts. */
@@ -167,7 +167,7 @@ export class StorePipeline {
   /** The deferred stores' items (StoreJob.pack), until they are stored. */
   readonly arena = new SampleArena();
   /** engine.feed()'s buffers, reused by every store. */
-  private readonly feed = { known: [] as (WarmHandle | undefined)[], activeRules: new Uint8Array(64) };
+  private readonly feed = { entries: [] as SemaphoreSlot[], activeRules: new Uint8Array(64) };
   /** What store()'s warming loads read: kept, so that no compiler drops them as unused. */
   private warmth = 0;
 
@@ -272,9 +272,7 @@ export class StorePipeline {
       const slot = slots[i];
       warm += slot.totals[0];
       if (slot.history !== undefined) warm += history.warm(slot.history);
-      let state = slot.engineState;
-      if (state === undefined || state.retired) state = slot.engineState = engine.warmHandle(slot.key);
-      if (state !== undefined) warm += state.warm();
+      if (slot.tracker !== undefined) warm += slot.tracker.warm();
       const watched = slot.watched;
       if (watched !== undefined && watched.length !== 0) warm += watched[0].nextT;
     }
@@ -294,8 +292,8 @@ export class StorePipeline {
     const n = to - from;
     const feed = this.feed;
     if (n > feed.activeRules.length) feed.activeRules = new Uint8Array(Math.max(n, 2 * feed.activeRules.length));
-    feed.known.length = n;
-    for (let i = from; i < to; i++) feed.known[i - from] = slots[i].engineState;
+    feed.entries.length = n;
+    for (let i = from; i < to; i++) feed.entries[i - from] = slots[i];
     const part = from === 0 && to === items.length ? batch : { ...batch, items: items.slice(from, to) };
     this.target.applied(engine.feed(rec.agentId, part, now, feed), rec);
     if (evidence.watching) this.refreshEvidence(t, slots, from, to, feed.activeRules);
