@@ -232,11 +232,11 @@ interface Outcome {
 }
 
 /** The checkout's files at `ref` (a git directory or work tree), or a plain folder's. */
-function listFiles(source: string, ref: string): { all: string[]; read: (f: string) => Buffer } {
+function listFiles(source: string, ref: string): { all: string[]; read: (f: string) => Buffer; at: string } {
   const gitDir = existsSync(join(source, ".git")) ? join(source, ".git") : existsSync(join(source, "HEAD")) ? source : undefined;
   if (gitDir !== undefined) {
     const all = execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-r", "--name-only", ref], { encoding: "utf8", maxBuffer: 64 << 20 }).split("\n").filter(Boolean);
-    return { all, read: (f) => execFileSync("git", ["--git-dir", gitDir, "show", `${ref}:${f}`], { maxBuffer: 64 << 20 }) };
+    return { all, read: (f) => execFileSync("git", ["--git-dir", gitDir, "show", `${ref}:${f}`], { maxBuffer: 64 << 20 }), at: `at ${ref}` };
   }
   const all: string[] = [];
   const walk = (d: string): void => {
@@ -248,7 +248,7 @@ function listFiles(source: string, ref: string): { all: string[]; read: (f: stri
     }
   };
   walk(source);
-  return { all, read: (f) => readFileSync(join(source, f)) };
+  return { all, read: (f) => readFileSync(join(source, f)), at: `from ${source}` };
 }
 
 /** node:test's events as one JSON line per finished test (suites left out). */
@@ -318,7 +318,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `semscope-upstream-${lib}-`));
   const server = await suite.server?.();
   try {
-    const { all, read } = listFiles(resolve(source), ref);
+    const { all, read, at } = listFiles(resolve(source), ref);
     const files = suite.files(all);
     for (const f of files) write(join(dir, f), read(f));
     writeFileSync(join(dir, "package.json"), JSON.stringify({ ...(existsSync(join(dir, "package.json")) ? (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as object) : {}), private: true, devDependencies: suite.devDependencies, dependencies: {}, optionalDependencies: {}, scripts: {} }));
@@ -331,7 +331,7 @@ async function main(): Promise<void> {
     const refused = [...new Set(log.filter((l) => l.startsWith("refused")))];
     const bareFailed = new Set(bare.failed.map((f) => f.title));
     const onlyInstrumented = inst.failed.filter((f) => !bareFailed.has(f.title));
-    console.log(`${lib} ${version}, upstream tests at ${ref}: ${suite.about}`);
+    console.log(`${lib} ${version}, upstream tests ${at}: ${suite.about}`);
     console.log(`  bare:         ${bare.passed.length} passed, ${bare.failed.length} failed, ${bare.pending} skipped upstream`);
     console.log(`  instrumented: ${inst.passed.length} passed, ${inst.failed.length} failed, ${inst.pending} skipped upstream`);
     console.log(`  instances instrumented: ${log.filter((l) => l === "instrumented").length}, refused by the adapter: ${log.length - log.filter((l) => l === "instrumented").length}`);
