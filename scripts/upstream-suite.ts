@@ -81,7 +81,8 @@ const link = (dir: string, name: string, to: string): void => {
 
 /**
  * mysql2's index.js or promise.js as the tests import it: the installed module (re-exported whole,
- * so ESM named imports see every name), its createPool instrumenting each pool it makes.
+ * so ESM named imports see every name), its createPool replaced, in the test process only, by one
+ * that instruments each pool it makes.
  */
 const mysql2Shim = (module: string, instrumented: boolean): string => `"use strict";
 module.exports = require(${JSON.stringify(join(installed("mysql2"), module))});
