@@ -4,7 +4,9 @@
 // putting the methods back; and a Redis-clustered limiter (a real redis-server this file starts)
 // reported with scope "global" and the cluster's running weight and clients in `global`.
 // Not run through the shared semantic suite: bottleneck moves every job through setTimeout(0)
-// (its datastore's yieldLoop), which the suite's virtual clock holds back.
+// (its datastore's yieldLoop), which the suite's virtual clock holds back: a zero-delay timer set
+// while fake timers run is given 1 ms, so no flush reaches it without moving the clock the suite
+// measures waits with.
 import Bottleneck from "bottleneck";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instrument, SemscopeAdapterError } from "../../../agent/src/index.js";

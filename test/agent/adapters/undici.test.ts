@@ -3,6 +3,9 @@
 // its response is read in full), a body never read caught as a leak at the caller's line (through
 // undici's request() and through Node's own fetch), errors and aborts counted and passed on
 // unchanged, untrack() putting dispatch back.
+// Not run through the shared semantic suite: a request is granted when a connection writes it to
+// a socket and its response is parsed from socket events, real I/O that the suite's virtual clock
+// and microtask flushes do not reach.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Agent, Pool, request } from "undici";
