@@ -7,6 +7,7 @@ import { loadConfig } from "./config.js";
 import { fairness } from "./fairness.js";
 import { nameFlood } from "./name-flood.js";
 import { parseCost } from "./parse-cost.js";
+import { uiSiege } from "./ui-siege.js";
 import type { ChildMessage, ServerReport, SimReport } from "./messages.js";
 import { environmentLine, report, type RunResult } from "./report.js";
 
@@ -72,5 +73,8 @@ const fair = await fairness(config, log);
 const parse = parseCost();
 log("  name flood: hub memory after floods of new names, default caps and caps lifted");
 const flood = await nameFlood(log, config.quick ? 1 : 3, config.quick ? 12 : 20);
-process.stdout.write(`${report(config, runs, fair, parse, flood)}\n`);
+const uiRounds = Number(process.env.BENCH_UI_SIEGE_ROUNDS ?? (config.quick ? 1 : 3));
+log("  /ui siege: a real agent's acks and the hub's loop while 100 dashboards ask for snapshots (10,000 semaphores)");
+const siege = await uiSiege(config, log, uiRounds);
+process.stdout.write(`${report(config, runs, fair, parse, flood, siege)}\n`);
 process.exit(0);

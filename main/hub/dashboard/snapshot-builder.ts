@@ -4,6 +4,7 @@
 // no delta until the build is done, so the snapshot and the deltas after it agree (a semaphore
 // read late in the build may be newer than deltaSeq says: the next delta repeats it, by key).
 import { performance } from "node:perf_hooks";
+import { WindowScratch } from "../../../shared/history/index.js";
 import { UI_LIMITS, type UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import type { HubCore } from "../core/hub-core.js";
 import { sparkline, uiFleet, uiSemaphore } from "./views.js";
@@ -29,6 +30,7 @@ export class SnapshotBuilder {
   private readonly keys: string[] = [];
   private readonly semaphores: string[] = [];
   private readonly sparklines: string[] = [];
+  private readonly scratch = new WindowScratch();
   private result: BuiltSnapshot | undefined;
 
   constructor(
@@ -57,7 +59,7 @@ export class SnapshotBuilder {
         this.keys.push(key);
         this.semaphores.push(JSON.stringify(uiSemaphore(core, tracker.state())));
         if (this.sparklines.length >= UI_LIMITS.maxSparklines) continue;
-        const line = sparkline(core, key);
+        const line = sparkline(core, key, this.scratch);
         if (line !== undefined) this.sparklines.push(`${JSON.stringify(key)}:${JSON.stringify(line)}`);
       }
       if (performance.now() >= deadline) return undefined;

@@ -72,9 +72,6 @@ export function buffered(socket: Socket): { packets: number; bytes: number } {
     const d = p?.data;
     bytes += typeof d === "string" ? d.length : d instanceof Uint8Array || d instanceof ArrayBuffer ? d.byteLength : 0;
   }
-  // Over WebSocket, what the ws library has queued or the kernel has not taken yet.
-  const ws = (socket.conn as unknown as { transport?: { socket?: { bufferedAmount?: unknown } } }).transport?.socket;
-  if (typeof ws?.bufferedAmount === "number") bytes += ws.bufferedAmount;
   return { packets: wb.length, bytes };
 }
 

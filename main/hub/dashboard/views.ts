@@ -1,6 +1,6 @@
 // Read-only views of the hub for dashboards and the HTTP API: history windows as plain arrays,
 // semaphores with their latest sample time, a sparkline (snapshot-builder.ts assembles /ui's snapshot).
-import { pickTier, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
+import { pickTier, WindowScratch, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
 import type { FleetEntry } from "../../../shared/alerts/index.js";
 import { fleetKey, type Sample, type SemaphoreInfo, type SemaphoreState, type Summary } from "../../../shared/protocol/index.js";
 import {
@@ -135,14 +135,21 @@ export function uiSemaphore(core: HubCore, s: SemaphoreState, withConfig?: (key:
   return out;
 }
 
-/** The last few 1 s points of inUse and waiters of `key`; undefined without samples. */
-export function sparkline(core: HubCore, key: string): Sparkline | undefined {
+/**
+ * The last few 1 s points of inUse and waiters of `key`; undefined without samples. Read through
+ * `scratch` (one per snapshot): a fresh window is 27 typed arrays, and a snapshot reads thousands.
+ */
+export function sparkline(core: HubCore, key: string, scratch: WindowScratch): Sparkline | undefined {
   const h = core.history.get(key);
   const latest = h?.latestT() ?? null;
   if (h === undefined || latest === null) return undefined;
   const n = UI_LIMITS.sparklinePoints;
+  const reader = h.reader("1s");
+  const newest = scratch.read(reader, latest, latest);
+  const interval = newest.length > 0 ? newest.intervalMs[0] : 1000;
   // Only the rows wanted are copied out of the ring: from a little over n intervals back.
-  const w = h.window("1s", latest - (n + 1) * intervalOf(core, key), latest);
+  const w = scratch.read(reader, latest - (n + 1) * interval, latest);
   const start = Math.max(0, w.length - n);
-  return { t: Array.from(w.t.subarray(start)), inUse: Array.from(w.inUse.subarray(start)), waiters: Array.from(w.waiters.subarray(start)) };
+  const column = (c: Float64Array) => Array.from(c.subarray(start, w.length));
+  return { t: column(w.t), inUse: column(w.inUse), waiters: column(w.waiters) };
 }
