@@ -10,15 +10,9 @@ import { fileURLToPath } from "node:url";
 import { HUB_NODE_FLAGS } from "../../main/hub/node-flags.js";
 import { spawnChild, type Child } from "./child.js";
 import { loadConfig, type HubBenchConfig } from "./config.js";
+import type { AckRecord } from "./fairness.js";
 import type { ServerReport } from "./messages.js";
 import { percentile } from "./report.js";
-
-interface AckRecord {
-  seq: number;
-  ms: number;
-  ok: boolean;
-  at: number;
-}
 
 type SiegeMessage =
   | { type: "listening"; url: string }
