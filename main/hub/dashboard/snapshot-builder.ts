@@ -37,6 +37,8 @@ export class SnapshotBuilder {
     private readonly core: HubCore,
     deltaSeq: number,
     private readonly deltaIntervalMs: number,
+    /** The fleet as of deltaSeq, when the caller has it; else read at the end of the build. */
+    private readonly fleet?: readonly UiFleetEntry[],
   ) {
     this.trackers = [...core.registry.trackers()];
     const hub = JSON.stringify(core.hubInfo());
@@ -69,7 +71,7 @@ export class SnapshotBuilder {
 
   private finish(): BuiltSnapshot {
     const engine = this.core.engine;
-    const fleet = uiFleet(engine.fleet());
+    const fleet = this.fleet ?? uiFleet(engine.fleet());
     const limits = { deltaIntervalMs: this.deltaIntervalMs, sparklinePoints: UI_LIMITS.sparklinePoints };
     const json =
       `${this.head}${this.semaphores.join(",")}],"alerts":${JSON.stringify(engine.activeAlerts())}},` +

@@ -20,6 +20,7 @@ import {
   type HubToUiEvents,
   type UiDelta,
   type UiIdentityField,
+  type UiFleetEntry,
   type UiSemaphorePatch,
   type UiSnapshot,
   type UiToHubEvents,
@@ -103,6 +104,8 @@ export class UiNamespace {
   private readonly outbox: { w: Waiter; raw: RawJson }[] = [];
   /** The last snapshot built, served again while nothing changed (same delta seq, no change since). */
   private cached: { built: BuiltSnapshot; raw: RawJson; seq: number; hub: string; at: number } | undefined;
+  /** The fleet list the last delta was computed from (at 10,000 semaphores, ~100 ms to compute). */
+  private lastFleet: { seq: number; fleet: UiFleetEntry[] } | undefined;
   /** A delta is due but waits for a snapshot's build or hand-out. */
   private flushOwed = false;
   /** Snapshots built (tests read it: one per generation, not one per dashboard). */
@@ -281,7 +284,9 @@ export class UiNamespace {
 
   /** Builds one snapshot for everyone queued, a slice per turn of the event loop (the first one now). */
   private startBuild(): void {
-    const b = { builder: new SnapshotBuilder(this.core, this.seq, this.opts.deltaIntervalMs), waiters: this.queued };
+    // The fleet as the last delta computed it is the fleet as of deltaSeq: the build need not compute it again.
+    const fleet = this.lastFleet?.seq === this.seq ? this.lastFleet.fleet : undefined;
+    const b = { builder: new SnapshotBuilder(this.core, this.seq, this.opts.deltaIntervalMs, fleet), waiters: this.queued };
     this.queued = [];
     this.building = b;
     const run = (): void => {
@@ -399,6 +404,7 @@ export class UiNamespace {
     // Checked every tick, changes or not: a dashboard can fall behind on its own requests too.
     for (const socket of this.nsp.sockets.values()) if (this.behind(socket)) this.drop(socket);
     if (this.live === 0) {
+      this.lastFleet = undefined;
       this.known.clear();
       this.sentInfo.clear();
       this.sentIdentity.clear();
@@ -455,7 +461,9 @@ export class UiNamespace {
     if (changes.removedAgents.size > 0) delta.removedAgents = [...changes.removedAgents];
     if (changes.alerts.length > 0) delta.alerts = [...changes.alerts];
     if (changes.keys.size > 0 || changes.structure || changes.agents.size > 0 || changes.removedAgents.size > 0) {
-      const fleet = this.fleet.take(uiFleet(core.engine.fleet()));
+      const current = uiFleet(core.engine.fleet());
+      this.lastFleet = { seq: delta.seq, fleet: current };
+      const fleet = this.fleet.take(current);
       if (fleet.changed.length > 0) delta.fleet = fleet.changed;
       if (fleet.removed.length > 0) delta.removedFleet = fleet.removed;
     }
