@@ -11,7 +11,7 @@ import { spawnChild, type Child } from "./child.js";
 import type { HubBenchConfig } from "./config.js";
 import { percentile } from "./report.js";
 
-interface AckRecord {
+export interface AckRecord {
   seq: number;
   ms: number;
   ok: boolean;

@@ -4,6 +4,7 @@ import { damonState } from "../support/kernel-reclaim.js";
 import type { HubBenchConfig } from "./config.js";
 import type { FairnessResult } from "./fairness.js";
 import { nameFloodLines, type NameFloodResult } from "./name-flood.js";
+import { uiSiegeReport, type UiSiegeRound } from "./ui-siege.js";
 import type { ParseCost } from "./parse-cost.js";
 import type { GcPauses, GcSummary, ServerReport, SimReport } from "./messages.js";
 
@@ -69,7 +70,8 @@ export function environmentLine(config: HubBenchConfig): string {
   );
 }
 
-export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?: FairnessResult, parse?: ParseCost, flood?: NameFloodResult): string {
+export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?: FairnessResult, parse?: ParseCost, flood?: NameFloodResult, siege: readonly UiSiegeRound[] = []): string {
+  const ui = uiSiegeReport(siege);
   const out: string[] = [`Semscope hub benchmark: ${environmentLine(config)}`, ""];
   const semaphores = config.agents * config.semaphoresPerAgent;
   const perRun = runs.map((r) => {
@@ -160,6 +162,7 @@ export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?
     out.push("", `Checking a full samples batch (1,000 items, ${f(parse.bytes / 1024, 0)} KiB), medians: fast path ${f(parse.fastMs, 2)} ms, zod ${f(parse.zodMs, 1)} ms`);
   }
   if (flood !== undefined) out.push("", ...nameFloodLines(flood));
+  if (ui.lines.length > 0) out.push("", ...ui.lines);
   const check = (ok: boolean, what: string) => `${ok ? "PASS" : "FAIL"} ${what}`;
   out.push("", "Targets (a report, not a gate)");
   out.push(check(ratio <= 1.5, `hub CPU per sample within 1.5x of the bare server's: ${f(ratio, 2)}x`));
@@ -169,6 +172,7 @@ export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?
   if (fair !== undefined) {
     out.push(check(fair.flood.p99 <= 50, `a real agent's ack p99 under a hostile flood at most 50 ms: ${f(fair.flood.p99, 2)} ms (quiet: ${f(fair.quiet.p99, 2)} ms)`));
   }
+  out.push(...ui.checks);
   out.push(
     JSON.stringify({
       bench: "hub",
@@ -182,6 +186,7 @@ export function report(config: HubBenchConfig, runs: readonly RunResult[], fair?
       fair_ack_p50_ms: fair === undefined ? null : round(fair.flood.p50),
       fair_ack_p99_ms: fair === undefined ? null : round(fair.flood.p99),
       flood_heap_mb: flood === undefined ? null : { capped: round(flood.capped.after.heapUsed / 2 ** 20), uncapped: round(flood.uncapped.after.heapUsed / 2 ** 20) },
+      ...ui.json,
     }),
   );
   return out.join("\n");

@@ -9,6 +9,7 @@ import { capFlood, capFloodLines } from "./cap-flood.js";
 import { metricsScrape, metricsScrapeLines } from "./metrics-scrape.js";
 import { nameFlood } from "./name-flood.js";
 import { parseCost } from "./parse-cost.js";
+import { uiSiege } from "./ui-siege.js";
 import type { ChildMessage, ServerReport, SimReport } from "./messages.js";
 import { environmentLine, report, type RunResult } from "./report.js";
 
@@ -78,6 +79,9 @@ log("  flood to the caps: hub memory after new names from four addresses, defaul
 const toCaps = await capFlood(log, config.quick ? 400 : undefined);
 log("  /metrics: render and the event loop at 10,000 semaphores, then four scrapers beside an honest agent");
 const scraped = await metricsScrape(log, config.quick ? 2000 : undefined, config.quick ? 3000 : undefined);
+const uiRounds = Number(process.env.BENCH_UI_SIEGE_ROUNDS ?? (config.quick ? 1 : 3));
+log("  /ui siege: a real agent's acks and the hub's loop while 100 dashboards ask for snapshots (10,000 semaphores)");
+const siege = await uiSiege(config, log, uiRounds);
 process.stdout.write(`${[...capFloodLines(toCaps), ...metricsScrapeLines(scraped)].join("\n")}\n\n`);
-process.stdout.write(`${report(config, runs, fair, parse, flood)}\n`);
+process.stdout.write(`${report(config, runs, fair, parse, flood, siege)}\n`);
 process.exit(0);

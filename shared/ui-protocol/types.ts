@@ -16,6 +16,16 @@ export const UI_LIMITS = {
   /** Requests a dashboard may make per second (sustained), and in one burst. */
   requestsPerSecond: 50,
   requestBurst: 100,
+  /** A snapshot (on connect or snapshot:get) costs one request, plus one per this many semaphores. */
+  semaphoresPerSnapshotRequest: 200,
+  /** Dashboards connected at once: in all, and from one address. */
+  maxClients: 32,
+  maxClientsPerAddress: 8,
+  /** New dashboard connections a second (sustained) and in one burst: from one address, and in all. */
+  handshakesPerSecondPerAddress: 2,
+  handshakeBurstPerAddress: 10,
+  handshakesPerSecond: 10,
+  handshakeBurst: 40,
   /** A dashboard with more than this many bytes (or packets) not yet handed to its transport is dropped. */
   maxBufferedBytes: 4 * 1024 * 1024,
   maxBufferedPackets: 64,

@@ -1,6 +1,6 @@
 // Read-only views of the hub for dashboards and the HTTP API: history windows as plain arrays,
-// semaphores with their latest sample time, the bounded sparklines, the /ui snapshot.
-import { pickTier, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
+// semaphores with their latest sample time, a sparkline (snapshot-builder.ts assembles /ui's snapshot).
+import { pickTier, WindowScratch, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
 import type { FleetEntry } from "../../../shared/alerts/index.js";
 import { fleetKey, type Sample, type SampleLimit, type SemaphoreInfo, type SemaphoreState, type Summary } from "../../../shared/protocol/index.js";
 import {
@@ -10,7 +10,6 @@ import {
   type UiSample,
   type UiSemaphore,
   type UiSemaphoreConfig,
-  type UiSnapshot,
   type UiSummary,
   type UiWindow,
 } from "../../../shared/ui-protocol/index.js";
@@ -145,49 +144,21 @@ export function uiSemaphore(core: HubCore, s: SemaphoreState, withConfig?: (key:
   return out;
 }
 
-/** Every semaphore (or those in `only`) as uiSemaphore makes it. */
-export function uiSemaphores(core: HubCore, only?: ReadonlySet<string>, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore[] {
-  const out: UiSemaphore[] = [];
-  for (const s of core.registry.semaphores()) {
-    if (only !== undefined && !only.has(s.key)) continue;
-    out.push(uiSemaphore(core, s, withConfig));
-  }
-  return out;
-}
-
-/** The last few 1 s points of inUse and waiters per semaphore, bounded in count and length. */
-export function sparklines(core: HubCore, semaphores: readonly UiSemaphore[]): Record<string, Sparkline> {
-  const out: Record<string, Sparkline> = {};
+/**
+ * The last few 1 s points of inUse and waiters of `key`; undefined without samples. Read through
+ * `scratch` (one per snapshot): a fresh window is 27 typed arrays, and a snapshot reads thousands.
+ */
+export function sparkline(core: HubCore, key: string, scratch: WindowScratch): Sparkline | undefined {
+  const h = core.history.get(key);
+  const latest = h?.latestT() ?? null;
+  if (h === undefined || latest === null) return undefined;
   const n = UI_LIMITS.sparklinePoints;
-  let count = 0;
-  for (const s of semaphores) {
-    if (count >= UI_LIMITS.maxSparklines) break;
-    const h = core.history.get(s.key);
-    const latest = h?.latestT() ?? null;
-    if (h === undefined || latest === null) continue;
-    // Only the rows wanted are copied out of the ring: from a little over n intervals back.
-    const w = h.window("1s", latest - (n + 1) * intervalOf(core, s.key), latest);
-    const start = Math.max(0, w.length - n);
-    out[s.key] = {
-      t: Array.from(w.t.subarray(start)),
-      inUse: Array.from(w.inUse.subarray(start)),
-      waiters: Array.from(w.waiters.subarray(start)),
-    };
-    count++;
-  }
-  return out;
-}
-
-export function snapshot(core: HubCore, deltaSeq: number, deltaIntervalMs: number): UiSnapshot {
-  const sems = uiSemaphores(core);
-  return {
-    serverTime: core.now(),
-    deltaSeq,
-    state: { hub: core.hubInfo(), agents: core.registry.agents(), semaphores: sems, alerts: core.engine.activeAlerts() },
-    alertLog: core.engine.allAlerts(),
-    fleet: uiFleet(core.engine.fleet()),
-    thresholds: core.engine.thresholds,
-    sparklines: sparklines(core, sems),
-    limits: { deltaIntervalMs, sparklinePoints: UI_LIMITS.sparklinePoints },
-  };
+  const reader = h.reader("1s");
+  const newest = scratch.read(reader, latest, latest);
+  const interval = newest.length > 0 ? newest.intervalMs[0] : 1000;
+  // Only the rows wanted are copied out of the ring: from a little over n intervals back.
+  const w = scratch.read(reader, latest - (n + 1) * interval, latest);
+  const start = Math.max(0, w.length - n);
+  const column = (c: Float64Array) => Array.from(c.subarray(start, w.length));
+  return { t: column(w.t), inUse: column(w.inUse), waiters: column(w.waiters) };
 }

@@ -18,6 +18,8 @@ interface LooseEmitter {
 }
 
 export const REQUEST_TIMEOUT_MS = 10_000;
+/** A snapshot is built a slice at a time, once for all who asked (docs/protocol.md): on a busy hub it takes longer. */
+const SNAPSHOT_TIMEOUT_MS = 60_000;
 /** A refused handshake (other than for the token) is retried this long after. */
 const RETRY_REFUSED_MS = 3000;
 
@@ -122,7 +124,7 @@ export class UiClient {
   private async resync(first: UiDelta): Promise<void> {
     this.pending = [first];
     try {
-      const { snapshot } = await this.request("snapshot:get", {});
+      const { snapshot } = await this.request("snapshot:get", {}, SNAPSHOT_TIMEOUT_MS);
       this.store.applySnapshot(snapshot);
     } catch {
       // No snapshot: a fresh connection brings one.
