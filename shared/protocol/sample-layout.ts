@@ -4,7 +4,7 @@
 import type { Sample, Summary } from "./types.js";
 
 /** Levels read at the end of the interval. */
-const SAMPLE_GAUGES = ["cap", "inUse", "available", "waiters", "oldestWaitMs", "longestHoldMs"] as const satisfies readonly NumberKey<Sample>[];
+export const SAMPLE_GAUGES = ["cap", "inUse", "available", "waiters", "oldestWaitMs", "longestHoldMs"] as const satisfies readonly NumberKey<Sample>[];
 
 /** Counts within the interval: an agent keeps running totals and sends what each grew by. */
 export const SAMPLE_COUNTERS = [
@@ -27,6 +27,7 @@ export const SUMMARY_NUMBERS = ["count", "p50", "p90", "p99", "max"] as const sa
 /** Optional parts, sent only by the semaphores that have one: global scope, a shared budget, an adaptive cap. */
 export const SAMPLE_PARTS = ["global", "share", "limit"] as const satisfies readonly OptionalKey<Sample>[];
 
+export type SampleGauge = (typeof SAMPLE_GAUGES)[number];
 export type SampleCounter = (typeof SAMPLE_COUNTERS)[number];
 export type SampleNumber = (typeof SAMPLE_NUMBERS)[number];
 

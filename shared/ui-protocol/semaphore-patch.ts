@@ -1,10 +1,11 @@
 // A `/ui` delta's semaphore entries (docs/protocol.md, "Dashboard namespace `/ui`"): the hub
 // sends what a sample changed (toPatch) and a dashboard rebuilds the whole entry from the one it
 // holds (applyPatch). A full UiSemaphore is also a valid patch.
+import { SAMPLE_GAUGES } from "../protocol/sample-layout.js";
 import type { UiGaugeField, UiIdentityField, UiSemaphore, UiSemaphorePatch } from "./types.js";
 
 export const UI_IDENTITY_FIELDS: readonly UiIdentityField[] = ["agentId", "service", "instance", "id", "name", "kind"];
-export const UI_GAUGE_FIELDS: readonly UiGaugeField[] = ["cap", "inUse", "available", "waiters", "oldestWaitMs"];
+export const UI_GAUGE_FIELDS: readonly UiGaugeField[] = SAMPLE_GAUGES.filter((f): f is UiGaugeField => f !== "longestHoldMs");
 
 /** `s` as a delta carries it: with its identity only when `withIdentity`, and no gauge its `last` repeats. */
 export function toPatch(s: UiSemaphore, withIdentity: boolean): UiSemaphorePatch {

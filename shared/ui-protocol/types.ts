@@ -3,6 +3,7 @@
 // can import it; the hub validates every request with ./schemas.ts.
 import type { AlertChange, AlertThresholds, FleetEntry, ThresholdsPatch } from "../alerts/index.js";
 import type { Tier, WindowColumn } from "../history/index.js";
+import type { SampleGauge } from "../protocol/sample-layout.js";
 import type { AckFn, Alert, AgentState, HubAdmission, HubState, Sample, SampleLimit, SemaphoreInfo, SemaphoreState, Summary } from "../protocol/types.js";
 
 /** Bounds and rates of `/ui` (tunables the hub may lower in tests, never raise past these). */
@@ -64,8 +65,8 @@ export interface UiSemaphore extends Omit<SemaphoreState, "last"> {
 
 /** The fields of a UiSemaphore that only a hello or a register changes. */
 export type UiIdentityField = "agentId" | "service" | "instance" | "id" | "name" | "kind";
-/** The gauges a UiSemaphore repeats from its `last` sample. */
-export type UiGaugeField = "cap" | "inUse" | "available" | "waiters" | "oldestWaitMs";
+/** The gauges a UiSemaphore repeats from its `last` sample: the sample's, but the longest hold (the list's own). */
+export type UiGaugeField = Exclude<SampleGauge, "longestHoldMs">;
 
 /**
  * A semaphore in a delta: what a sample changes, not the whole UiSemaphore (semaphore-patch.ts).
