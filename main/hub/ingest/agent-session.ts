@@ -19,7 +19,7 @@ export interface Job {
    * The answer, when it is known before the work is done and the rest is done in the very next
    * step, whole: the scheduler sends it first. So a small samples batch is acknowledged as the
    * bare server would, right after its check, while the connection is still in cache, instead of
-   * after the store has filled the cache with histories (the ack's write then cost ~1.7x as much).
+   * after the store has filled the cache with histories (the ack's write then costs more).
    */
   readonly early?: Ack;
 }
