@@ -75,8 +75,9 @@ function exactKeys(v: Obj, keys: readonly string[]): boolean {
 let summaryKeys: readonly string[] | undefined;
 let sampleKeys: readonly string[] | undefined;
 const SUMMARY_KEYS = (): readonly string[] => (summaryKeys ??= Object.keys(summarySchema.shape));
-// `global`, `share` and `limit` are optional and come last: a sample that has one is copied (sampleGlobal(), sampleShare(), sampleLimit()).
-const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => k !== "global" && k !== "share" && k !== "limit"));
+// `global`, `share`, `limit` and `opening` are optional and come last: a sample that has one is copied (sampleGlobal(), sampleShare(), sampleLimit()).
+const OPTIONAL_KEYS = new Set(["global", "share", "limit", "opening"]);
+const SAMPLE_KEYS = (): readonly string[] => (sampleKeys ??= Object.keys(sampleSchema.shape).filter((k) => !OPTIONAL_KEYS.has(k)));
 
 function summary(v: unknown): Summary | undefined {
   if (!plain(v)) return FAIL;
@@ -167,10 +168,17 @@ export function fastSample(v: unknown): Sample | undefined {
     out.share = share;
   }
   // Optional (an adaptive cap), the same way.
-  if (v.limit === undefined) return "limit" in v ? FAIL : out;
-  const limit = sampleLimit(v.limit);
-  if (limit === undefined) return FAIL;
-  out.limit = limit;
+  if (v.limit === undefined) {
+    if ("limit" in v) return FAIL;
+  } else {
+    const limit = sampleLimit(v.limit);
+    if (limit === undefined) return FAIL;
+    out.limit = limit;
+  }
+  // Optional (a pool's connections being opened), the same way.
+  if (v.opening === undefined) return "opening" in v ? FAIL : out;
+  if (!count(v.opening)) return FAIL;
+  out.opening = v.opening;
   return out;
 }
 

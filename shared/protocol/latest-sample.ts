@@ -42,6 +42,8 @@ export class LatestSample {
   private share: SampleShare | undefined = undefined;
   /** Kept as is: only adaptive caps send it; it holds the limit's last change and its reason. */
   private limit: SampleLimit | undefined = undefined;
+  /** Kept as is: only pools that open connections for waiters send it (knex/tarn). */
+  private opening: number | undefined = undefined;
   private held = false;
   /** The Sample last built by get(), until the next set(). */
   private built: Sample | null = null;
@@ -77,6 +79,7 @@ export class LatestSample {
     this.global = s.global;
     this.share = s.share;
     this.limit = s.limit;
+    this.opening = s.opening;
     this.held = true;
     this.built = null;
   }
@@ -86,6 +89,7 @@ export class LatestSample {
     this.global = undefined;
     this.share = undefined;
     this.limit = undefined;
+    this.opening = undefined;
     this.built = null;
   }
 
@@ -117,6 +121,7 @@ export class LatestSample {
     if (this.global !== undefined) out.global = this.global;
     if (this.share !== undefined) out.share = this.share;
     if (this.limit !== undefined) out.limit = this.limit;
+    if (this.opening !== undefined) out.opening = this.opening;
     this.built = out;
     return out;
   }

@@ -446,6 +446,8 @@ export class AdapterCore implements InstrumentHandle {
       holdMs: this.holdHist.summary(),
       longestHoldMs: this.longestHoldMs(now),
     };
+    // Sent only while connections are being opened: a sample carrying it counts as changed.
+    if (g.opening !== undefined && g.opening > 0) s.opening = g.opening;
     this.waitHist.reset();
     this.holdHist.reset();
     return s;

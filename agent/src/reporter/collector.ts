@@ -165,5 +165,5 @@ export class Collector {
 
 /** A sample that says nothing the previous one reported did not (Collector.collect). */
 function quietLike(s: Sample, last: Entry): boolean {
-  return !hasActivity(s) && s.global === undefined && s.share === undefined && s.limit === undefined && s.cap === last.cap && s.inUse === last.inUse && s.available === last.available;
+  return !hasActivity(s) && s.global === undefined && s.share === undefined && s.limit === undefined && s.opening === undefined && s.cap === last.cap && s.inUse === last.inUse && s.available === last.available;
 }

@@ -47,9 +47,12 @@ export class SampleArena {
   private readonly samples: ReusedSample[] = [];
   private readonly batch: SamplesBatch = { seq: 0, t: 0, intervalMs: 0, items: [] };
 
-  /** Whether pack() takes these items: it packs no item with a `global`, `share` or `limit` part (rare, and kept as is). */
+  /** Whether pack() takes these items: it packs no item with a `global`, `share`, `limit` or `opening` part (rare, and kept as is). */
   static packable(items: readonly Sample[]): boolean {
-    for (let i = 0; i < items.length; i++) if (items[i].global !== undefined || items[i].share !== undefined || items[i].limit !== undefined) return false;
+    for (let i = 0; i < items.length; i++) {
+      const s = items[i];
+      if (s.global !== undefined || s.share !== undefined || s.limit !== undefined || s.opening !== undefined) return false;
+    }
     return true;
   }
 
