@@ -1,6 +1,6 @@
 // The seven counters a Sample reports per interval, kept as running totals by the Semaphore and by
 // every adapter alike; a sample reports each total's growth since the previous sample.
-import type { Summary } from "../../shared/histogram.js";
+import type { DenseHist, Summary } from "../../shared/histogram.js";
 
 export interface SemaphoreCounters {
   acquired: number;
@@ -15,6 +15,18 @@ export interface SemaphoreCounters {
 /** The summary of an interval with no values (what an empty DenseHist gives), without making one. */
 export function emptySummary(): Summary {
   return { count: 0, p50: 0, p90: 0, p99: 0, max: 0, hist: [] };
+}
+
+/** The interval's summary of a histogram made only when something was recorded. */
+export function summaryOf(h: DenseHist | null): Summary {
+  return h === null ? emptySummary() : h.summary();
+}
+
+/** After a sample: an interval that recorded nothing gives its histogram up, any other empties it for the next. */
+export function emptiedOrDropped(h: DenseHist | null): DenseHist | null {
+  if (h === null || h.count === 0) return null;
+  h.reset();
+  return h;
 }
 
 export function zeroCounters(): SemaphoreCounters {
