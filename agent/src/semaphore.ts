@@ -23,8 +23,8 @@ import { flightRecorderOption, type FlightRecorder, OP_ABORT, OP_REJECT, OP_TIME
 import { forgetNode, noteAcquire, ownPromise } from "./order-tracker.js";
 import { captureStack, formatStack, type Permit, type StackCapture } from "./permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "./registry.js";
-import { sameCounts, takeIntervalCounts, zeroCounters, type SemaphoreCounters } from "./counters.js";
-import { DenseHist, emptySummary } from "../../shared/histogram.js";
+import { emptiedOrDropped, sameCounts, summaryOf, takeIntervalCounts, zeroCounters, type SemaphoreCounters } from "./counters.js";
+import { DenseHist } from "../../shared/histogram.js";
 import { RATE_WINDOW_GRANTS, SemaphoreCore } from "./semaphore-core.js";
 import { createQueue, Waiter } from "./wait-queue.js";
 import type { ReplicaShare } from "./share/replica-share.js";
@@ -282,8 +282,6 @@ export class Semaphore extends SemaphoreCore implements Tracked {
     const head = this.holders.head;
     if (this.immediateGrants > 0) (this.waitHist ??= new DenseHist()).recordZero(this.immediateGrants);
     this.immediateGrants = 0;
-    const waitHist = this.waitHist;
-    const holdHist = this.holdHist;
     const s: Sample = {
       id: this.id,
       cap: this.cap,
@@ -292,20 +290,14 @@ export class Semaphore extends SemaphoreCore implements Tracked {
       waiters: this.queue.size,
       oldestWaitMs: this.oldestWaitMs(now),
       ...takeIntervalCounts(this.total, (this.lastSampled ??= { ...zeroCounters(), cap: 0, used: 0 })),
-      waitMs: waitHist === null ? emptySummary() : waitHist.summary(),
-      holdMs: holdHist === null ? emptySummary() : holdHist.summary(),
+      waitMs: summaryOf(this.waitHist),
+      holdMs: summaryOf(this.holdHist),
       longestHoldMs: head === null ? 0 : Math.max(0, now - head._grantedAt),
     };
     this.capDriver?.fill(s);
     // A histogram that saw nothing this interval is let go; the next value makes a new one.
-    if (waitHist !== null) {
-      if (waitHist.count === 0) this.waitHist = null;
-      else waitHist.reset();
-    }
-    if (holdHist !== null) {
-      if (holdHist.count === 0) this.holdHist = null;
-      else holdHist.reset();
-    }
+    this.waitHist = emptiedOrDropped(this.waitHist);
+    this.holdHist = emptiedOrDropped(this.holdHist);
     // A quiet interval goes back to timing every hold exactly.
     if (s.acquired < RATE_WINDOW_GRANTS) {
       this.sampleMask = 0;

@@ -184,10 +184,17 @@ export function fastSample(v: unknown): Sample | undefined {
     out.share = share;
   }
   // Optional (an adaptive cap), the same way.
-  if (v.limit === undefined) return "limit" in v ? FAIL : out;
-  const limit = sampleLimit(v.limit);
-  if (limit === undefined) return FAIL;
-  out.limit = limit;
+  if (v.limit === undefined) {
+    if ("limit" in v) return FAIL;
+  } else {
+    const limit = sampleLimit(v.limit);
+    if (limit === undefined) return FAIL;
+    out.limit = limit;
+  }
+  // Optional (a pool's connections being opened), the same way.
+  if (v.opening === undefined) return "opening" in v ? FAIL : out;
+  if (!count(v.opening)) return FAIL;
+  out.opening = v.opening;
   return out;
 }
 

@@ -57,6 +57,8 @@ export class LatestSample {
   private limit: SampleLimit | undefined = undefined;
   /** The limit's changes seen in samples, oldest first, at most LIMIT_CHANGES_KEPT; kept across clear(). */
   private changes: SampleLimit[] | undefined = undefined;
+  /** Kept as is: only pools that open connections for waiters send it (knex/tarn). */
+  private opening: number | undefined = undefined;
   private held = false;
   /** The Sample last built by get(), until the next set(). */
   private built: Sample | null = null;
@@ -97,6 +99,7 @@ export class LatestSample {
       if (earlier !== undefined) for (const c of earlier) this.noteChange(c);
       this.noteChange(s.limit);
     }
+    this.opening = s.opening;
     this.held = true;
     this.built = null;
   }
@@ -106,6 +109,7 @@ export class LatestSample {
     this.global = undefined;
     this.share = undefined;
     this.limit = undefined;
+    this.opening = undefined;
     this.built = null;
   }
 
@@ -156,6 +160,7 @@ export class LatestSample {
     if (this.global !== undefined) out.global = this.global;
     if (this.share !== undefined) out.share = this.share;
     if (this.limit !== undefined) out.limit = this.limit;
+    if (this.opening !== undefined) out.opening = this.opening;
     this.built = out;
     return out;
   }

@@ -24,8 +24,8 @@ export const SAMPLE_NUMBERS = [...SAMPLE_GAUGES, ...SAMPLE_COUNTERS] as const;
 export const SAMPLE_SUMMARIES = ["waitMs", "holdMs"] as const satisfies readonly (keyof Sample)[];
 export const SUMMARY_NUMBERS = ["count", "p50", "p90", "p99", "max"] as const satisfies readonly NumberKey<Summary>[];
 
-/** Optional parts, sent only by the semaphores that have one: global scope, a shared budget, an adaptive cap. */
-export const SAMPLE_PARTS = ["global", "share", "limit"] as const satisfies readonly OptionalKey<Sample>[];
+/** Optional parts, sent only by the semaphores that have one: global scope, a shared budget, an adaptive cap, connections opening. */
+export const SAMPLE_PARTS = ["global", "share", "limit", "opening"] as const satisfies readonly OptionalKey<Sample>[];
 
 export type SampleGauge = (typeof SAMPLE_GAUGES)[number];
 export type SampleCounter = (typeof SAMPLE_COUNTERS)[number];
@@ -33,7 +33,7 @@ export type SampleNumber = (typeof SAMPLE_NUMBERS)[number];
 
 /** Whether `s` carries an optional part (SAMPLE_PARTS, written out: it is asked of every sample the hub stores). */
 export function hasParts(s: Sample): boolean {
-  return s.global !== undefined || s.share !== undefined || s.limit !== undefined;
+  return s.global !== undefined || s.share !== undefined || s.limit !== undefined || s.opening !== undefined;
 }
 
 type NumberKey<T> = { [K in keyof T]-?: T[K] extends number ? K : never }[keyof T];

@@ -285,6 +285,7 @@ export const sampleSchema = z.object({
   global: sampleGlobalSchema.optional(),
   share: sampleShareSchema.optional(),
   limit: sampleLimitSchema.optional(),
+  opening: count().optional(),
 }) satisfies z.ZodType<Sample>;
 
 export const samplesBatchSchema = z.object({

@@ -107,6 +107,8 @@ export interface Sample {
   share?: SampleShare;
   /** Optional (added in v1, older agents and older hubs ignore it): an adaptive cap's bounds and its last change, with the reason. */
   limit?: SampleLimit;
+  /** Optional (added in v1, older agents and older hubs ignore it): connections the pool is opening for waiters (knex/tarn's pending creates), present only while above 0. */
+  opening?: number;
 }
 
 /**

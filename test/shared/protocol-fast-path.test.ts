@@ -47,7 +47,7 @@ const sample = fc.record(
   {
     id: str, cap: amount, inUse: amount, available: fc.double({ noNaN: true, noDefaultInfinity: true }), waiters: count, oldestWaitMs: amount,
     acquired: count, released: count, timeouts: count, rejections: count, aborts: count, doubleReleases: count, leaseExpiries: count,
-    waitMs: summary, holdMs: summary, longestHoldMs: amount, global, share, limit,
+    waitMs: summary, holdMs: summary, longestHoldMs: amount, global, share, limit, opening: count,
   },
   { requiredKeys: ["id", "cap", "inUse", "available", "waiters", "oldestWaitMs", "acquired", "released", "timeouts", "rejections", "aborts", "doubleReleases", "leaseExpiries", "waitMs", "holdMs", "longestHoldMs"] },
 );

@@ -68,6 +68,7 @@ describe("the Sample's layout", () => {
       global: { inUse: 1, holders: [], own: [] },
       share: { budget: 4, replicas: 2, target: 2, reachable: true },
       limit: { min: 1, max: 8, limit: 4, t: T0, reason: "initial" },
+      opening: 2,
     };
     for (const k of SAMPLE_PARTS) expect([k, hasParts({ ...quiet, [k]: parts[k] })]).toEqual([k, true]);
   });

@@ -6,7 +6,7 @@
 import { DenseHist } from "../../../shared/histogram.js";
 import type { Sample, SampleLimit, SemaphoreInfo, WireQueueMode } from "../../../shared/protocol/types.js";
 import { DEFAULT_FLIGHT_CAPACITY, flightRecorderOption, FlightRecorder, OP_ABORT, OP_DOUBLE_RELEASE, OP_EXPIRE, OP_GRANT, OP_REJECT, OP_RELEASE, OP_REQUEST, OP_TIMEOUT } from "../flight-recorder.js";
-import { type SemaphoreCounters, takeIntervalCounts, zeroCounters } from "../counters.js";
+import { emptiedOrDropped, type SemaphoreCounters, summaryOf, takeIntervalCounts, zeroCounters } from "../counters.js";
 import { checkDuration, checkName, checkPositiveInt } from "../options.js";
 import { captureStack, formatStack, type StackCapture } from "../permit.js";
 import { emitEvent, isNameTaken, register, type Tracked, unregister } from "../registry.js";
@@ -197,8 +197,10 @@ export class AdapterCore implements InstrumentHandle {
   private lastNow = 0;
   private readonly total: SemaphoreCounters = zeroCounters();
   private readonly last: SemaphoreCounters = zeroCounters();
-  private readonly waitHist = new DenseHist();
-  private readonly holdHist = new DenseHist();
+  // Made on the first time recorded and dropped after an interval without one (as the Semaphore
+  // does): an idle pool holds no 2 KiB bucket arrays.
+  private waitHist: DenseHist | null = null;
+  private holdHist: DenseHist | null = null;
   private watchTimer: ReturnType<typeof setTimeout> | undefined;
   /** Holders granted through the wrappers and not yet released (an adaptive limit's in-flight). */
   private holding = 0;
@@ -269,7 +271,7 @@ export class AdapterCore implements InstrumentHandle {
     c.weight = weight;
     c.grantedAt = now;
     if (!this.active) return c;
-    if (c.timedAs !== 0) this.waitHist.record(now - c.at, c.timedAs);
+    if (c.timedAs !== 0) (this.waitHist ??= new DenseHist()).record(now - c.at, c.timedAs);
     this.total.acquired++;
     this.holding++;
     this.holds.push(c);
@@ -311,7 +313,7 @@ export class AdapterCore implements InstrumentHandle {
     let now = this.lastNow;
     if (c.timedAs !== 0) {
       now = this.lastNow = performance.now();
-      this.holdHist.record(now - c.grantedAt, c.timedAs);
+      (this.holdHist ??= new DenseHist()).record(now - c.grantedAt, c.timedAs);
       // Only timed holds feed an adaptive limit (no extra clock read); this one counts as in flight.
       this.capDriver?.adaptive?.sample(now - c.grantedAt, this.holding, now);
     }
@@ -484,13 +486,15 @@ export class AdapterCore implements InstrumentHandle {
       waiters: g.waiters,
       oldestWaitMs: this.oldestWaitMs(now, g.waiters),
       ...takeIntervalCounts(this.total, this.last),
-      waitMs: this.waitHist.summary(),
-      holdMs: this.holdHist.summary(),
+      waitMs: summaryOf(this.waitHist),
+      holdMs: summaryOf(this.holdHist),
       longestHoldMs: this.longestHoldMs(now),
     };
     this.capDriver?.fill(s);
-    this.waitHist.reset();
-    this.holdHist.reset();
+    // Sent only while connections are being opened: a sample carrying it counts as changed.
+    if (g.opening !== undefined && g.opening > 0) s.opening = g.opening;
+    this.waitHist = emptiedOrDropped(this.waitHist);
+    this.holdHist = emptiedOrDropped(this.holdHist);
     return s;
   }
 

@@ -1,6 +1,6 @@
 // tarn 3.x Pool, the pool inside knex (a knex instance is taken for its `client.pool`). Gauges are
 // the pool's own: cap = max, inUse = numUsed() (lent, or being validated for a caller), waiters =
-// numPendingAcquires(), and numPendingCreates() as `opening` in snapshot(). acquire() is wrapped on
+// numPendingAcquires(), and numPendingCreates() as `opening` (in snapshot(); on the wire while above 0). acquire() is wrapped on
 // the instance to time waits and capture the caller's line (it returns a PendingOperation whose
 // `promise` is replaced by one derived from it); release() to time holds: tarn answers false for a
 // resource it does not have on loan, which after a loan the adapter saw end is a double release.

@@ -144,6 +144,7 @@ export function sanitizeSample(s: Sample, id: string): Sample {
     ...(s.global !== undefined && s.global !== null && typeof s.global === "object" ? { global: sanitizeGlobal(s.global) } : {}),
     ...(s.share !== undefined && s.share !== null && typeof s.share === "object" ? { share: sanitizeShare(s.share) } : {}),
     ...(s.limit !== undefined && s.limit !== null && typeof s.limit === "object" ? { limit: sanitizeLimit(s.limit) } : {}),
+    ...(s.opening !== undefined ? { opening: count(s.opening) } : {}),
   };
 }
 

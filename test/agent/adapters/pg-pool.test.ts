@@ -2,7 +2,6 @@
 // child process to a real hub (createHub): a forgotten client.release() on an error path raises
 // `leak` with the stack of that line, a burst of pg_sleep queries raises `convoy`, and at every
 // sample the pool's own counts (totalCount, idleCount, waitingCount) and ours agree.
-import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,8 +11,8 @@ import type { Alert } from "../../../shared/protocol/index.js";
 import { startPostgres, type PostgresServer } from "../../../scripts/support/postgres.js";
 import { firstUserFrame, here } from "../semantic-suite.js";
 import { eventsOf, rejectionOf, thrownBy, tracked, uniqueName, until } from "./helpers.js";
+import { killServices, startService, type ServiceChild } from "./service-child.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/pg-service.ts", import.meta.url));
 
 interface SampleMsg {
@@ -27,7 +26,6 @@ type Msg = SampleMsg | { type: "ready" | "done" | "burst-over" } | { type: "leak
 
 let server: PostgresServer;
 let hub: Hub;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   server = await startPostgres();
@@ -37,30 +35,10 @@ afterAll(async () => {
   await hub?.close();
   await server?.stop();
 });
-afterEach(async () => {
-  for (const c of children.splice(0)) {
-    if (c.exitCode === null && c.signalCode === null) {
-      c.kill("SIGKILL");
-      await new Promise((r) => c.once("exit", r));
-    }
-  }
-});
+afterEach(killServices);
 
-function service(scenario: "leak" | "convoy", instance: string): { messages: Msg[]; next: (type: Msg["type"], timeoutMs: number) => Promise<Msg> } {
-  const child = fork(FIXTURE, [], {
-    cwd: ROOT,
-    execArgv: ["--import", "tsx"],
-    env: { ...process.env, PG_URL: server.url, HUB_URL: hub.url, SCENARIO: scenario, INSTANCE: instance },
-    stdio: ["ignore", "inherit", "pipe", "ipc"],
-  });
-  children.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const messages: Msg[] = [];
-  child.on("message", (m) => messages.push(m as Msg));
-  const next = (type: Msg["type"], timeoutMs: number) =>
-    until(() => messages.find((m) => m.type === type), `"${type}" from the pg service (stderr: ${stderr.slice(-1500)})`, timeoutMs);
-  return { messages, next };
+function service(scenario: "leak" | "convoy", instance: string): ServiceChild<Msg> {
+  return startService<Msg>(FIXTURE, { PG_URL: server.url, HUB_URL: hub.url, SCENARIO: scenario, INSTANCE: instance });
 }
 
 const alertOn = (rule: string, key: string): Alert | undefined => hub.state().alerts.find((a) => a.rule === rule && a.key === key);
