@@ -144,12 +144,24 @@ export function quantileOfSparse(hist: SparseHist, max: number, q: number): numb
   return max;
 }
 
+const mergeScratch = new Float64Array(BUCKETS);
+
 /** Merge sparse histograms (across intervals or replicas) into one sparse histogram. */
 export function mergeSparse(hists: readonly SparseHist[]): SparseHist {
-  const dense = new Float64Array(BUCKETS);
-  for (const h of hists) for (const [b, c] of h) dense[b] += c;
+  // One dense array for every call, cleared over the span used: a fleet merges one per group.
+  const dense = mergeScratch;
+  let lo = BUCKETS;
+  let hi = -1;
+  for (const h of hists)
+    for (const [b, c] of h) {
+      dense[b] += c;
+      if (b < lo) lo = b;
+      if (b > hi) hi = b;
+    }
+  lo = Math.max(0, lo);
   const out: SparseHist = [];
-  for (let b = 0; b < BUCKETS; b++) if (dense[b] > 0) out.push([b, dense[b]]);
+  for (let b = lo; b <= hi && b < BUCKETS; b++) if (dense[b] > 0) out.push([b, dense[b]]);
+  if (hi >= lo) dense.fill(0, lo, hi + 1);
   return out;
 }
 

@@ -266,6 +266,28 @@ export class AlertEngine {
     return out.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   }
 
+  /**
+   * fleet()'s entries for just these group keys (a tracker's `groupKey`), each as fleet() would
+   * give it, or undefined where the group has no live member left: a view that follows changes
+   * recomputes what moved, not the whole fleet.
+   */
+  fleetOf(groupKeys: Iterable<string>): Map<string, FleetEntry | undefined> {
+    const out = new Map<string, FleetEntry | undefined>();
+    for (const gk of groupKeys) {
+      if (out.has(gk)) continue;
+      const g = this.groups.get(gk);
+      const members = g === undefined ? [] : this.liveMembers(g);
+      out.set(gk, g !== undefined && members.length > 0 ? fleetEntry(g.service, g.name, members) : undefined);
+    }
+    return out;
+  }
+
+  /** The group keys of the semaphores agent `agentId` owns (its liveness moves all of them). */
+  groupsOf(agentId: string): Set<string> {
+    const a = this.registry.get(agentId);
+    return a === undefined ? new Set() : this.groupKeysOf(a);
+  }
+
   // ---- internals ----
 
   private heard(a: RegistryAgent, now: number): void {
@@ -367,9 +389,13 @@ export class AlertEngine {
     evaluateOverBudget(this.book, g.service, g.name, this.liveMembers(g), at);
   }
 
+  private groupKeysOf(a: RegistryAgent): Set<string> {
+    const out = new Set<string>();
+    for (const sem of this.registry.owned(a)) out.add(sem.groupKey);
+    return out;
+  }
+
   private evalGroupsOf(a: RegistryAgent, at: number): void {
-    const seen = new Set<string>();
-    for (const sem of this.registry.owned(a)) seen.add(sem.groupKey);
-    for (const g of seen) this.evalGroup(g, at);
+    for (const g of this.groupKeysOf(a)) this.evalGroup(g, at);
   }
 }

@@ -46,15 +46,35 @@ export class FleetChangeTracker {
     const seen = new Set<string>();
     for (const f of current) {
       seen.add(f.key);
-      const before = this.sent.get(f.key);
-      if (before !== undefined && before !== null && sameFleetEntry(before, f)) continue;
-      changed.push(f);
-      this.sent.set(f.key, f);
+      this.offer(f, changed);
     }
     const removed: string[] = [];
     for (const k of this.sent.keys()) if (!seen.has(k)) removed.push(k);
     for (const k of removed) this.sent.delete(k);
     return { changed, removed };
+  }
+
+  /**
+   * take() for a fleet known to have moved only in `moved` (key → entry now, undefined: gone):
+   * the work is in proportion to the groups that moved, not to the fleet.
+   */
+  takeSome(moved: ReadonlyMap<string, UiFleetEntry | undefined>): FleetChanges {
+    const changed: UiFleetEntry[] = [];
+    const removed: string[] = [];
+    for (const key of [...moved.keys()].sort()) {
+      const f = moved.get(key);
+      if (f !== undefined) this.offer(f, changed);
+      else if (this.sent.delete(key)) removed.push(key);
+    }
+    return { changed, removed };
+  }
+
+  /** Adds `f` to `changed` unless dashboards hold it already. */
+  private offer(f: UiFleetEntry, changed: UiFleetEntry[]): void {
+    const before = this.sent.get(f.key);
+    if (before !== undefined && before !== null && sameFleetEntry(before, f)) return;
+    changed.push(f);
+    this.sent.set(f.key, f);
   }
 
   /** Some dashboards just got `fleet` in a snapshot (the others hold what deltas said). */

@@ -20,7 +20,6 @@ import {
   type HubToUiEvents,
   type UiDelta,
   type UiIdentityField,
-  type UiFleetEntry,
   type UiSemaphorePatch,
   type UiSnapshot,
   type UiToHubEvents,
@@ -34,6 +33,7 @@ import { TokenBucket } from "../socket/token-bucket.js";
 import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/index.js";
 import { performance } from "node:perf_hooks";
 import { rawJsonBroadcasts, rawJsonReplies, RawJson } from "./raw-json.js";
+import { FleetView } from "./fleet-view.js";
 import { SnapshotBuilder, SNAPSHOT_SLICE_MS, type BuiltSnapshot } from "./snapshot-builder.js";
 import { fleetHistoryView, historyView, uiFleet, uiSemaphore, type ViewResult } from "./views.js";
 
@@ -104,8 +104,10 @@ export class UiNamespace {
   private readonly outbox: { w: Waiter; raw: RawJson }[] = [];
   /** The last snapshot built, served again while nothing changed (same delta seq, no change since). */
   private cached: { built: BuiltSnapshot; raw: RawJson; seq: number; hub: string; at: number } | undefined;
-  /** The fleet list the last delta was computed from (at 10,000 semaphores, ~100 ms to compute). */
-  private lastFleet: { seq: number; fleet: UiFleetEntry[] } | undefined;
+  /** The fleet as the last delta computed it, group by group. */
+  private readonly fleetView: FleetView;
+  /** The delta seq fleetView is as of. */
+  private fleetSeq = -1;
   /** A delta is due but waits for a snapshot's build or hand-out. */
   private flushOwed = false;
   /** Snapshots built (tests read it: one per generation, not one per dashboard). */
@@ -124,6 +126,7 @@ export class UiNamespace {
     tokens: TokenCheck,
     private readonly opts: UiOptions,
   ) {
+    this.fleetView = new FleetView(core);
     this.maxClients = opts.maxClients ?? UI_LIMITS.maxClients;
     this.maxClientsPerAddress = opts.maxClientsPerAddress ?? UI_LIMITS.maxClientsPerAddress;
     this.nsp = io.of(UI_NAMESPACE);
@@ -285,7 +288,7 @@ export class UiNamespace {
   /** Builds one snapshot for everyone queued, a slice per turn of the event loop (the first one now). */
   private startBuild(): void {
     // The fleet as the last delta computed it is the fleet as of deltaSeq: the build need not compute it again.
-    const fleet = this.lastFleet?.seq === this.seq ? this.lastFleet.fleet : undefined;
+    const fleet = this.fleetSeq === this.seq ? this.fleetView.list() : undefined;
     const b = { builder: new SnapshotBuilder(this.core, this.seq, this.opts.deltaIntervalMs, fleet), waiters: this.queued };
     this.queued = [];
     this.building = b;
@@ -375,6 +378,8 @@ export class UiNamespace {
   resync(): void {
     this.storeDeferred();
     this.core.changes.take();
+    // Those changes are dropped: the next delta's fleet is computed whole.
+    this.fleetView.clear();
     // Whatever was built or queued describes the hub before the jump: everyone gets this one instead.
     const answers = [...(this.building?.waiters ?? []), ...this.queued, ...this.outbox.map((o) => o.w)].filter((w) => w.ack !== undefined);
     this.building = undefined;
@@ -404,7 +409,8 @@ export class UiNamespace {
     // Checked every tick, changes or not: a dashboard can fall behind on its own requests too.
     for (const socket of this.nsp.sockets.values()) if (this.behind(socket)) this.drop(socket);
     if (this.live === 0) {
-      this.lastFleet = undefined;
+      this.fleetSeq = -1;
+      this.fleetView.clear();
       this.known.clear();
       this.sentInfo.clear();
       this.sentIdentity.clear();
@@ -461,9 +467,9 @@ export class UiNamespace {
     if (changes.removedAgents.size > 0) delta.removedAgents = [...changes.removedAgents];
     if (changes.alerts.length > 0) delta.alerts = [...changes.alerts];
     if (changes.keys.size > 0 || changes.structure || changes.agents.size > 0 || changes.removedAgents.size > 0) {
-      const current = uiFleet(core.engine.fleet());
-      this.lastFleet = { seq: delta.seq, fleet: current };
-      const fleet = this.fleet.take(current);
+      const moved = this.fleetView.update(changes);
+      this.fleetSeq = delta.seq;
+      const fleet = moved === undefined ? this.fleet.take(this.fleetView.list()) : this.fleet.takeSome(moved);
       if (fleet.changed.length > 0) delta.fleet = fleet.changed;
       if (fleet.removed.length > 0) delta.removedFleet = fleet.removed;
     }
