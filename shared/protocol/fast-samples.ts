@@ -8,7 +8,7 @@
 // verdict and the reason (parsePayload for a whole batch, samples-check.ts item by item). A
 // differential test (test/shared/protocol-fast-path.test.ts) holds them to the same answers.
 import { PAYLOAD_LIMITS } from "./payload-limits.js";
-import { SAMPLE_PARTS } from "./sample-layout.js";
+import { SAMPLE_PARTS, type SamplePart } from "./sample-layout.js";
 import { sampleSchema, summarySchema } from "./schemas.js";
 import { LIMITS, type Sample, type SampleGlobal, type SampleLimit, type SampleLimitChange, type SampleShare, type SamplesBatch, type SparseHist, type Summary } from "./types.js";
 
@@ -167,35 +167,27 @@ export function fastSample(v: unknown): Sample | undefined {
   // As the schema returns it already (the usual case: agents send keys in schema order).
   if (waitMs === v.waitMs && holdMs === v.holdMs && exactKeys(v, SAMPLE_KEYS())) return v as unknown as Sample;
   const out: Sample = { id, cap, inUse, available, waiters, oldestWaitMs, acquired, released, timeouts, rejections, aborts, doubleReleases, leaseExpiries, waitMs, holdMs, longestHoldMs };
-  // Optional (global semaphores only); an own key set to undefined is left to zod, as for `dropped`.
-  if (v.global === undefined) {
-    if ("global" in v) return FAIL;
-  } else {
-    const global = sampleGlobal(v.global);
-    if (global === undefined) return FAIL;
-    out.global = global;
-  }
-  // Optional (a budget shared across replicas), the same way.
-  if (v.share === undefined) {
-    if ("share" in v) return FAIL;
-  } else {
-    const share = sampleShare(v.share);
-    if (share === undefined) return FAIL;
-    out.share = share;
-  }
-  // Optional (an adaptive cap), the same way.
-  if (v.limit === undefined) {
-    if ("limit" in v) return FAIL;
-  } else {
-    const limit = sampleLimit(v.limit);
-    if (limit === undefined) return FAIL;
-    out.limit = limit;
-  }
-  // Optional (a pool's connections being opened), the same way.
-  if (v.opening === undefined) return "opening" in v ? FAIL : out;
-  if (!count(v.opening)) return FAIL;
-  out.opening = v.opening;
+  // The optional parts (sample-layout.ts); an own key set to undefined is left to zod, as for `dropped`.
+  for (const k of SAMPLE_PARTS) if (!copyPart(v, k, out)) return FAIL;
   return out;
+}
+
+/** Each optional part's check: its value as the schema returns it, or undefined. */
+const PART_CHECKS: { [K in SamplePart]: (v: unknown) => Sample[K] | undefined } = {
+  global: sampleGlobal,
+  share: sampleShare,
+  limit: sampleLimit,
+  opening: (v) => (count(v) ? v : undefined),
+};
+
+/** Copies part `k` of `v` into `out` if present; false if it is there and fails its check. */
+function copyPart<K extends SamplePart>(v: Obj, k: K, out: Sample): boolean {
+  const raw = v[k];
+  if (raw === undefined) return !(k in v);
+  const part = PART_CHECKS[k](raw);
+  if (part === undefined) return false;
+  out[k] = part;
+  return true;
 }
 
 /** A batch's own fields, valid, with its items still to check. */

@@ -28,6 +28,7 @@ export const SUMMARY_NUMBERS = ["count", "p50", "p90", "p99", "max"] as const sa
 export const SAMPLE_PARTS = ["global", "share", "limit", "opening"] as const satisfies readonly OptionalKey<Sample>[];
 
 export type SampleGauge = (typeof SAMPLE_GAUGES)[number];
+export type SamplePart = (typeof SAMPLE_PARTS)[number];
 export type SampleCounter = (typeof SAMPLE_COUNTERS)[number];
 export type SampleNumber = (typeof SAMPLE_NUMBERS)[number];
 
