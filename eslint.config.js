@@ -69,14 +69,15 @@ export default tseslint.config(
     },
   },
   {
-    // The core (registry, store pipeline, engine glue) is what the namespaces feed and read: it
-    // imports none of them, so ingest/ -> core/ and dashboard/ -> core/ run one way.
+    // The core (registry, store pipeline, engine glue, the recording's line format) is what the
+    // namespaces feed and read, recorders write and forwarders send: it imports none of them, so
+    // ingest/, dashboard/, recording/ and forwarding/ -> core/ run one way.
     files: ["main/hub/core/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [
           ...headless,
-          { group: ["**/ingest/*", "**/dashboard/*"], message: "core/ does not import ingest/ or dashboard/: they import core/." },
+          { group: ["**/ingest/*", "**/dashboard/*", "**/recording/*", "**/forwarding/*"], message: "core/ does not import ingest/, dashboard/, recording/ or forwarding/: they import core/." },
         ],
       }],
     },

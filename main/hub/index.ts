@@ -3,7 +3,7 @@ export { createHub, HUB_VERSION, type Hub } from "./hub.js";
 export { HubConfigError, isLoopback, type HubOptions } from "./options.js";
 export { applyHubRuntimeFlags } from "./node-flags.js";
 export { replayLines, replayRecording, type ReplayResult } from "./recording/replay.js";
-export { RECORDING_FORMAT, type RecordLine, type RecordKind } from "./recording/recorder.js";
+export { RECORDING_FORMAT, type RecordLine, type RecordKind } from "./core/record-line.js";
 export { GzipRecorder, RECORDING_DIR_MODE, RECORDING_FILE_MODE } from "./recording/recording-writer.js";
 export { listSegments, RollingRecorder, SEGMENT_SUFFIX, type SegmentFile, type SegmentStart } from "./recording/recording-rolling.js";
 export { readRecording, describeStop } from "./recording/recording-reader.js";

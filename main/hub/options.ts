@@ -6,7 +6,7 @@ import { DEFAULT_MAX_HISTORY_BYTES, DEFAULT_MAX_SEMAPHORES, HISTORY_FULL_BYTES }
 import { DEFAULT_HUB_PORT, LIMITS } from "../../shared/protocol/index.js";
 import { UI_LIMITS } from "../../shared/ui-protocol/index.js";
 import { DEFAULT_MAX_WAITING, DEFAULT_RESEND_MS, forwardingUrlError, type AlertForwardingOptions } from "./forwarding/alert-forwarder.js";
-import type { RecordSink } from "./recording/recorder.js";
+import type { RecordSink } from "./core/record-line.js";
 
 export interface HubOptions {
   /** TCP port; 0 picks a free one. Default 7420. */

@@ -4,7 +4,7 @@
 import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../../shared/alerts/index.js";
 import { HistoryStore } from "../../../shared/history/index.js";
 import { globalViews, PROTOCOL_VERSION, type Alert, type HubAdmission, type EventsBatch, type FlightRecord, type Hello, type HubState, type Register, type SamplesBatch } from "../../../shared/protocol/index.js";
-import type { RecordLine, RecordSink } from "../recording/recorder.js";
+import { RECORDING_FORMAT, type RecordLine, type RecordSink } from "./record-line.js";
 import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
 import { FlightLinks } from "./flight-links.js";
@@ -79,7 +79,7 @@ export class HubCore {
     this.onAlertChanges = opts.onAlertChanges;
     this.forgetAfterMs = opts.forgetAfterMs;
     this.startedAt = this.now();
-    this.record({ r: this.startedAt, k: "start", p: { format: 1, hubVersion: this.version, protocol: PROTOCOL_VERSION, thresholds: this.alerts.thresholds } });
+    this.record({ r: this.startedAt, k: "start", p: { format: RECORDING_FORMAT, hubVersion: this.version, protocol: PROTOCOL_VERSION, thresholds: this.alerts.thresholds } });
   }
 
   /** The engine for reading: what was acknowledged and put off is stored first. */

@@ -4,50 +4,7 @@
 // the same calls to a fresh engine and raise the same alerts.
 import { closeSync, openSync, writeSync } from "node:fs";
 import { RECORDING_FILE_MODE } from "./recording-writer.js";
-import type { AlertThresholds, ThresholdsPatch } from "../../../shared/alerts/index.js";
-import type { EventsBatch, FlightRecord, Hello, Register, SamplesBatch } from "../../../shared/protocol/index.js";
-
-/** Bumped only if a line's meaning changes; new kinds are additions. */
-export const RECORDING_FORMAT = 1;
-
-export interface StartPayload {
-  format: number;
-  hubVersion: string;
-  protocol: number;
-  /** The thresholds in force at start (a replay starts its engine with them). */
-  thresholds: AlertThresholds;
-}
-
-/** One line: `r` the hub time (epoch ms) given to the engine, `k` what it was, `a` the agent, `p` the payload. */
-export type RecordLine =
-  | { r: number; k: "start"; p: StartPayload }
-  | { r: number; k: "hello"; a: string; p: Hello }
-  | { r: number; k: "register"; a: string; p: Register }
-  | { r: number; k: "samples"; a: string; p: SamplesBatch }
-  | { r: number; k: "events"; a: string; p: EventsBatch }
-  | { r: number; k: "touch"; a: string }
-  | { r: number; k: "disconnect"; a: string }
-  | { r: number; k: "forget"; a: string }
-  | { r: number; k: "tick" }
-  | { r: number; k: "ack"; p: { id: string } }
-  | { r: number; k: "thresholds"; p: ThresholdsPatch }
-  | { r: number; k: "flight"; a: string; p: FlightRecord };
-
-export type RecordKind = RecordLine["k"];
-
-/**
- * Where HubCore writes its recording: this plain-NDJSON Recorder (`--record`), or the app's
- * compact rolling one (recording-rolling.ts). `closed` settles once every line is on disk.
- */
-export interface RecordSink {
-  readonly file: string;
-  readonly lines: number;
-  readonly bytes: number;
-  readonly open: boolean;
-  write(line: RecordLine): void;
-  close(): void;
-  readonly closed?: Promise<void>;
-}
+import type { RecordLine, RecordSink } from "../core/record-line.js";
 
 export class Recorder implements RecordSink {
   private fd: number | undefined;

@@ -1,9 +1,9 @@
-// One recording line (recorder.ts) checked as strictly as the hub checked the message it came
+// One recording line (core/record-line.ts) checked as strictly as the hub checked the message it came
 // from: agent payloads against the protocol schemas, people's inputs against the /ui schemas.
 // A kind from a newer hub passes through untouched (a replay skips what it cannot use).
 import { agentPayloadSchemas, parsePayload } from "../../../shared/protocol/index.js";
 import { thresholdsPatchSchema } from "../../../shared/ui-protocol/index.js";
-import type { RecordKind, RecordLine } from "./recorder.js";
+import type { RecordKind, RecordLine } from "../core/record-line.js";
 
 /** Not a RecordLine of this hub: a kind added later, passed through for a replay to skip. */
 export interface OtherLine {

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { ThresholdsPatch } from "../../../shared/alerts/index.js";
 import type { Hello, Register } from "../../../shared/protocol/index.js";
-import type { RecordLine, RecordSink, StartPayload } from "./recorder.js";
+import type { RecordLine, RecordSink, StartPayload } from "../core/record-line.js";
 import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
 export const SEGMENT_SUFFIX = ".ndjson.gz";
@@ -17,7 +17,7 @@ export const MIN_SEGMENT_BYTES = 64 * 1024;
 /** The cap is shared by this many segments, so dropping the oldest frees about 1/8 of it. */
 const SEGMENTS_PER_CAP = 8;
 
-/** The start line of a segment that continues the previous one (recorder.ts's StartPayload, plus). */
+/** The start line of a segment that continues the previous one (core/record-line.ts's StartPayload, plus). */
 export interface SegmentStart extends StartPayload {
   /** The segment this one continues (same hub run); absent on a hub run's first segment. */
   continues?: string;

@@ -4,7 +4,7 @@
 // decompresses. Appending to an existing file starts a new gzip member, which gunzip reads on.
 import { createWriteStream, type WriteStream } from "node:fs";
 import { constants, createGzip, type Gzip } from "node:zlib";
-import type { RecordLine, RecordSink } from "./recorder.js";
+import type { RecordLine, RecordSink } from "../core/record-line.js";
 
 /** A crash loses at most this much of the recording. */
 export const FLUSH_MS = 1000;
