@@ -1,6 +1,6 @@
 // The options `npm start` and `npm run web` share (docs/protocol.md, "Headless hub": web mode takes the
 // hub's options plus --no-demo). Parsed strictly: a typo is an error, not a silently ignored flag.
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { ReadLimits } from "../main/hub/recording/recording-reader.js";
 import { replayLimitFlags } from "../main/hub/replay-cli.js";
 
@@ -27,27 +27,38 @@ export interface LaunchOptions {
 
 export const DEFAULT_PORT = 7420;
 
-export function parseLaunchArgs(argv: readonly string[]): LaunchOptions {
+/** Every flag `semscope web` (`npm run web`) accepts; WEB_USAGE lists each (and its --help). */
+export const WEB_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  token: { type: "string" },
+  record: { type: "string" },
+  "record-dir": { type: "string" },
+  "record-cap-mb": { type: "string" },
+  replay: { type: "string" },
+  "max-line-mb": { type: "string" },
+  "max-text-mb": { type: "string" },
+  "no-demo": { type: "boolean" },
+  alertmanager: { type: "string", multiple: true },
+  webhook: { type: "string", multiple: true },
+  "dashboard-url": { type: "string" },
+} as const satisfies ParseArgsConfig["options"];
+
+/** `npm start` takes web mode's flags, and --web to skip the Electron check. */
+export const START_OPTIONS = { ...WEB_OPTIONS, web: { type: "boolean" } } as const satisfies ParseArgsConfig["options"];
+
+export const WEB_USAGE = `usage: semscope web [-h | --help] [--port 7420] [--host 127.0.0.1] [--token <t>] [--no-demo] [--record <file>]
+               [--record-dir <dir> [--record-cap-mb <n>]] [--replay <recording> [--max-line-mb <n>] [--max-text-mb <n>]]
+               [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]`;
+
+/** `command`: which set of flags is accepted, `semscope web`'s or `npm start`'s (the same plus --web). */
+export function parseLaunchArgs(argv: readonly string[], command: "web" | "start" = "start"): LaunchOptions {
   const { values } = parseArgs({
     args: [...argv],
     strict: true,
     allowPositionals: false,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      token: { type: "string" },
-      record: { type: "string" },
-      "record-dir": { type: "string" },
-      "record-cap-mb": { type: "string" },
-      replay: { type: "string" },
-      "max-line-mb": { type: "string" },
-      "max-text-mb": { type: "string" },
-      "no-demo": { type: "boolean" },
-      web: { type: "boolean" },
-      alertmanager: { type: "string", multiple: true },
-      webhook: { type: "string", multiple: true },
-      "dashboard-url": { type: "string" },
-    },
+    // Web mode's flags are START_OPTIONS' without `web`: its value is then never set.
+    options: (command === "web" ? WEB_OPTIONS : START_OPTIONS) as typeof START_OPTIONS,
   });
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer from 0 to 65535, got ${values.port}`);

@@ -21,6 +21,7 @@ const USAGE = `usage: semscope <command> [options]
       replays a recording and prints the alerts it raises (stopping at a line over 12 MiB or text
       over 1024 MiB unless raised)
   semscope --help | --version
+  semscope <command> --help: that command's usage
 
 SEMSCOPE_TOKEN is read when --token is not given (SEMSCOPE_AGENT_TOKEN when --agent-token is not:
 a token that opens /agent only). Port 0 picks a free port. --alertmanager and
@@ -56,7 +57,7 @@ async function webCommand(argv: string[]): Promise<void> {
   const { runWeb } = await import("./web.js");
   let opts;
   try {
-    opts = parseLaunchArgs(argv);
+    opts = parseLaunchArgs(argv, "web");
   } catch (err) {
     process.stderr.write(`semscope web: ${(err as Error).message}\n`);
     process.exit(2);
@@ -75,7 +76,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "web":
       if (rest.includes("--help") || rest.includes("-h")) {
-        process.stdout.write(`${USAGE.split("\n").filter((l) => /semscope web|^\s{15}\[--record-dir/.test(l)).join("\n")}\n`);
+        process.stdout.write(`${(await import("./launch-options.js")).WEB_USAGE}\n`);
         return;
       }
       if (!relaunchedWithHubFlags()) await webCommand(rest);

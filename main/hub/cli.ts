@@ -1,17 +1,13 @@
-// `semscope hub --port <p> [--host 127.0.0.1] [--token <t>] [--agent-token <t>] [--record <file>]
-// [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]...
-// [--dashboard-url <url>] [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>]
-// [--max-semaphores-per-address <n>]` (also `npm run hub --`): the hub without Electron (--static:
-// web mode; --allow-origin: a browser origin besides the hub's own, e.g. a dev server's;
-// --alertmanager/--webhook: where every alert change is sent; --agent-token: a token that opens
-// /agent only; --max-*: HubOptions.admission). First stdout line: `semscope hub listening on http://<host>:<port>`.
-// Bad arguments: one line on stderr, exit 2. SIGINT/SIGTERM: close cleanly, exit 0.
-import { parseArgs } from "node:util";
+// `semscope hub [options]` (also `npm run hub --`): the hub without Electron. HUB_OPTIONS are the
+// flags it accepts, HUB_USAGE what --help prints of them (a test holds the two together). First
+// stdout line: `semscope hub listening on http://<host>:<port>`. Bad arguments: one line on stderr,
+// exit 2. SIGINT/SIGTERM: close cleanly, exit 0.
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { createHub, type Hub } from "./hub.js";
 import { HubConfigError } from "./options.js";
 
-const USAGE =
-  "usage: semscope hub [--port <p>] [--host 127.0.0.1] [--token <t>] [--agent-token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>] [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>] [--max-semaphores-per-address <n>]";
+export const HUB_USAGE =
+  "usage: semscope hub [-h | --help] [--port <p>] [--host 127.0.0.1] [--token <t>] [--agent-token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>] [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>] [--max-semaphores-per-address <n>]";
 /** --max-* flag → HubOptions.admission field. */
 const CAP_FLAGS = {
   "max-agents": "maxAgents",
@@ -27,32 +23,35 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
+/** Every flag `semscope hub` accepts (parsed strictly: any other is an error); HUB_USAGE lists each. */
+export const HUB_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  token: { type: "string" },
+  "agent-token": { type: "string" },
+  "max-agents": { type: "string" },
+  "max-agents-per-address": { type: "string" },
+  "max-semaphores": { type: "string" },
+  "max-semaphores-per-address": { type: "string" },
+  record: { type: "string" },
+  static: { type: "string" },
+  "allow-origin": { type: "string", multiple: true },
+  alertmanager: { type: "string", multiple: true },
+  webhook: { type: "string", multiple: true },
+  "dashboard-url": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsConfig["options"];
+
 function parse(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        token: { type: "string" },
-        "agent-token": { type: "string" },
-        "max-agents": { type: "string" },
-        "max-agents-per-address": { type: "string" },
-        "max-semaphores": { type: "string" },
-        "max-semaphores-per-address": { type: "string" },
-        record: { type: "string" },
-        static: { type: "string" },
-        "allow-origin": { type: "string", multiple: true },
-        alertmanager: { type: "string", multiple: true },
-        webhook: { type: "string", multiple: true },
-        "dashboard-url": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: HUB_OPTIONS,
       strict: true,
       allowPositionals: false,
     }).values;
   } catch (err) {
-    fail(`${err instanceof Error ? err.message : String(err)} (${USAGE})`);
+    fail(`${err instanceof Error ? err.message : String(err)} (${HUB_USAGE})`);
   }
 }
 
@@ -78,7 +77,7 @@ function orEnv(value: string | undefined, name: string): string | undefined {
 export async function runHubCli(argv: string[]): Promise<void> {
   const args = parse(argv);
   if (args.help === true) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${HUB_USAGE}\n`);
     return;
   }
   const admission: Record<string, number | undefined> = {};

@@ -1,12 +1,19 @@
 // `semscope replay <file> [--json]` (also `npm run replay --`): replays a hub recording and prints the alerts it raises,
 // one line each, then a summary. A damaged line stops the replay there, with a message (exit 0:
 // a recording cut short by a crash is still worth reading); a file that cannot be read exits 1.
-import { parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Alert } from "../../shared/protocol/index.js";
 import { DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_TEXT_BYTES, type ReadLimits } from "./recording/recording-reader.js";
 import { replayRecording } from "./recording/replay.js";
 
-const USAGE = "usage: semscope replay <recording.ndjson | recording.ndjson.gz> [--json] [--max-line-mb <n>] [--max-text-mb <n>]";
+export const REPLAY_USAGE = "usage: semscope replay [-h | --help] <recording.ndjson | recording.ndjson.gz> [--json] [--max-line-mb <n>] [--max-text-mb <n>]";
+/** Every flag `semscope replay` accepts (parsed strictly); REPLAY_USAGE lists each. */
+export const REPLAY_OPTIONS = {
+  json: { type: "boolean" },
+  "max-line-mb": { type: "string" },
+  "max-text-mb": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsConfig["options"];
 const MiB = 1024 * 1024;
 
 /** The reader's limits from `--max-line-mb` / `--max-text-mb` (also web mode's, with --replay); throws on a bad value. */
@@ -43,20 +50,24 @@ export async function runReplayCli(argv: string[]): Promise<void> {
   try {
     parsed = parseArgs({
       args: argv,
-      options: { json: { type: "boolean" }, "max-line-mb": { type: "string" }, "max-text-mb": { type: "string" } },
+      options: REPLAY_OPTIONS,
       allowPositionals: true,
       strict: true,
     });
   } catch (err) {
-    fail(`${err instanceof Error ? err.message : String(err)} (${USAGE})`, 2);
+    fail(`${err instanceof Error ? err.message : String(err)} (${REPLAY_USAGE})`, 2);
   }
-  if (parsed.positionals.length !== 1) fail(`expected one recording file (${USAGE})`, 2);
+  if (parsed.values.help === true) {
+    process.stdout.write(`${REPLAY_USAGE}\n`);
+    return;
+  }
+  if (parsed.positionals.length !== 1) fail(`expected one recording file (${REPLAY_USAGE})`, 2);
   const file = parsed.positionals[0];
   let limits: ReadLimits;
   try {
     limits = replayLimitFlags(parsed.values);
   } catch (err) {
-    fail(`${(err as Error).message} (${USAGE})`, 2);
+    fail(`${(err as Error).message} (${REPLAY_USAGE})`, 2);
   }
   let result;
   try {
