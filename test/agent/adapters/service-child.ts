@@ -11,6 +11,8 @@ export interface ServiceChild<M extends { type: string }> {
   readonly messages: M[];
   /** The first message of `type`, waited for (the child's stderr is in the timeout's message). */
   next(type: M["type"], timeoutMs: number): Promise<M>;
+  /** A message to the child (process.on("message") there). */
+  send(message: Record<string, unknown>): void;
 }
 
 export function startService<M extends { type: string }>(fixture: string, env: Record<string, string>): ServiceChild<M> {
@@ -22,7 +24,7 @@ export function startService<M extends { type: string }>(fixture: string, env: R
   child.on("message", (m) => messages.push(m as M));
   const next = (type: M["type"], timeoutMs: number) =>
     until(() => messages.find((m) => m.type === type), `"${type}" from ${fixture} (stderr: ${stderr.slice(-1500)})`, timeoutMs);
-  return { messages, next };
+  return { messages, next, send: (message) => void child.send(message) };
 }
 
 export async function killServices(): Promise<void> {
