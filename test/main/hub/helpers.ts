@@ -30,7 +30,7 @@ export interface ClientOptions {
 }
 
 /** A raw socket.io client on `ns`; resolves once connected, rejects with the connect_error message. */
-export function client(url: string, ns: "/agent" | "/ui", opts: ClientOptions = {}): Promise<Socket> {
+export function client(url: string, ns: "/agent" | "/ui" | "/replay", opts: ClientOptions = {}): Promise<Socket> {
   const socket = io(`${url}${ns}`, {
     forceNew: true,
     reconnection: false,
