@@ -45,7 +45,7 @@ describe("the semscope command's help", () => {
         expect(r.stdout).toMatch(new RegExp(`^usage: semscope ${command} `));
         expect(flagsIn(r.stdout), `${command} ${ask}`).toEqual([...accepted].sort());
       }
-    });
+    }, 120_000);
   }
 
   it("semscope --help lists each command with every flag it accepts (but --help, which its last line names)", () => {
@@ -70,13 +70,13 @@ describe("the semscope command's help", () => {
     const all = new Set(Object.values(COMMANDS).flat());
     expect(notes).toBeDefined();
     for (const flag of flagsIn(notes)) expect(all, flag).toContain(flag);
-  });
+  }, 60_000);
 
   it("refuses a flag its help does not list: npm start's --web is not semscope web's", () => {
     const r = semscope(["web", "--web", "--port", "0"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^semscope web: Unknown option '--web'/);
-  });
+  }, 60_000);
 });
 
 describe("the docs", () => {
