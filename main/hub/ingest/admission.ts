@@ -2,8 +2,10 @@
 // and in all (disconnected agents count, for the 6 h they are kept), and one live owner per
 // agentId and per service/instance. At a cap, agents long disconnected are forgotten first, oldest
 // first, to make room; only when every agent held is live is the newcomer refused, with a reason
-// in its ack, and counted. Nothing here throws or waits.
-import type { Hello, HubAdmission } from "../../../shared/protocol/index.js";
+// in its ack, and counted by cause and, for a cap, by its scope: `address` when the newcomer's own
+// address is at its cap (one address flooding: it would be refused on any hub), else `total`
+// (the hub is full). Nothing here throws or waits.
+import type { CapScope, Hello, HubAdmission } from "../../../shared/protocol/index.js";
 import type { AgentRecord, HubCore } from "../core/hub-core.js";
 
 export interface AdmissionLimits {
@@ -29,8 +31,12 @@ interface AddressTally {
   semaphores: number;
 }
 
+const NONE: Readonly<AddressTally> = { agents: 0, semaphores: 0 };
+
 export class Admission {
   readonly refused = { agents: 0, semaphores: 0, identity: 0 };
+  /** refused.agents and refused.semaphores by the cap that refused them. */
+  readonly refusedScope = { agents: { address: 0, total: 0 }, semaphores: { address: 0, total: 0 } };
   /** Agents forgotten early to make room for a newcomer. */
   evicted = 0;
   /** Connections whose socket is still open: an agent owned by one of them is live. */
@@ -70,15 +76,13 @@ export class Admission {
     }
     if (known !== undefined) return null;
     const { maxAgents, maxAgentsPerAddress } = this.limits;
-    const fits = () => this.core.agentCount < maxAgents && this.tally(address).agents < maxAgentsPerAddress;
+    const fits = () => this.core.agentCount < maxAgents && this.peek(address).agents < maxAgentsPerAddress;
     if (fits()) return null;
     this.sweep();
-    if (!fits()) this.makeRoom(this.tally(address).agents >= maxAgentsPerAddress ? address : undefined, fits);
+    const atOwnCap = () => this.peek(address).agents >= maxAgentsPerAddress;
+    if (!fits()) this.makeRoom(atOwnCap() ? address : undefined, fits);
     if (fits()) return null;
-    this.refused.agents++;
-    return this.core.agentCount >= maxAgents
-      ? `agent limit reached: this hub holds at most ${maxAgents} agents`
-      : `agent limit reached: at most ${maxAgentsPerAddress} agents from one address`;
+    return this.refuse("agents", atOwnCap() ? "address" : "total", address);
   }
 
   /** The agent a hello made or resumed, from `address` now. */
@@ -108,17 +112,30 @@ export class Admission {
     this.sync(h);
     const { maxSemaphores, maxSemaphoresPerAddress } = this.limits;
     let adds = upTo;
-    const fits = () => this.semaphoreTotal + adds <= maxSemaphores && this.tally(h.address).semaphores + adds <= maxSemaphoresPerAddress;
+    const fits = () => this.semaphoreTotal + adds <= maxSemaphores && this.peek(h.address).semaphores + adds <= maxSemaphoresPerAddress;
     if (fits()) return null;
     adds = exactly();
     if (adds <= 0 || fits()) return null;
     this.sweep();
-    if (!fits()) this.makeRoom(this.tally(h.address).semaphores + adds > maxSemaphoresPerAddress ? h.address : undefined, fits);
+    const pastOwnCap = () => this.peek(h.address).semaphores + adds > maxSemaphoresPerAddress;
+    if (!fits()) this.makeRoom(pastOwnCap() ? h.address : undefined, fits);
     if (fits()) return null;
-    this.refused.semaphores++;
-    return this.semaphoreTotal + adds > maxSemaphores
-      ? `semaphore limit reached: this hub holds at most ${maxSemaphores} semaphores`
-      : `semaphore limit reached: at most ${maxSemaphoresPerAddress} semaphores from one address`;
+    return this.refuse("semaphores", pastOwnCap() ? "address" : "total", h.address);
+  }
+
+  /** Counts a refusal over a cap of `scope` and says why, in words naming the scope. */
+  private refuse(what: "agents" | "semaphores", scope: CapScope, address: string): string {
+    this.refused[what]++;
+    this.refusedScope[what][scope]++;
+    const l = this.limits;
+    if (what === "agents") {
+      return scope === "address"
+        ? `agent limit reached: address cap, at most ${l.maxAgentsPerAddress} agents from one address (${address})`
+        : `agent limit reached: total cap, this hub holds at most ${l.maxAgents} agents`;
+    }
+    return scope === "address"
+      ? `semaphore limit reached: address cap, at most ${l.maxSemaphoresPerAddress} semaphores from one address (${address})`
+      : `semaphore limit reached: total cap, this hub holds at most ${l.maxSemaphores} semaphores`;
   }
 
   /** After a message added semaphores to `rec`: counted at once, so the next check sees them. */
@@ -135,6 +152,7 @@ export class Admission {
       semaphores: this.semaphoreTotal,
       limits: { ...this.limits },
       refused: { ...this.refused },
+      refusedScope: { agents: { ...this.refusedScope.agents }, semaphores: { ...this.refusedScope.semaphores } },
       evictedAgents: this.evicted,
     };
   }
@@ -142,6 +160,11 @@ export class Admission {
   /** Owned by a connection other than `connection` whose socket is still open. */
   private liveElsewhere(rec: AgentRecord, connection: number): boolean {
     return rec.owner !== undefined && rec.owner !== connection && this.open.has(rec.owner);
+  }
+
+  /** What `address` holds, without making it an entry (a refused address leaves none behind). */
+  private peek(address: string): AddressTally {
+    return this.addresses.get(address) ?? NONE;
   }
 
   private tally(address: string): AddressTally {
