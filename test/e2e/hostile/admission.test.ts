@@ -131,6 +131,33 @@ describe("a flood of agents and semaphores from one address", () => {
   }, 120_000);
 });
 
+describe("making room", () => {
+  it("forgets the agent longest gone, never one that came back since it first left", async () => {
+    const hub = await startHubChild({ admission: { maxAgentsPerAddress: 2 } });
+    const closed = async (a: RawAgent, instance: string) => {
+      a.close();
+      await until(async () => (await state(hub.url)).agents.find((x) => x.instance === instance)?.connected === false || undefined, `${instance}'s close`, 10_000);
+    };
+    const back = await rawAgent(hub.url, { from: FLOOD });
+    expect((await back.hello("back", { service: "flood", instance: "back" })).ok).toBe(true);
+    await closed(back, "back");
+    // It returns on a new connection and stays: its first leaving is older than anything else.
+    const again = await rawAgent(hub.url, { from: FLOOD });
+    expect((await again.hello("back", { service: "flood", instance: "back" })).ok).toBe(true);
+    const gone = await rawAgent(hub.url, { from: FLOOD });
+    expect((await gone.hello("gone", { service: "flood", instance: "gone" })).ok).toBe(true);
+    await closed(gone, "gone");
+    const late = await rawAgent(hub.url, { from: FLOOD });
+    expect((await late.hello("late", { service: "flood", instance: "late" })).ok).toBe(true);
+    const s = await state(hub.url);
+    expect(s.agents.map((a) => [a.instance, a.connected]).sort()).toEqual([["back", true], ["late", true]]);
+    expect(s.hub.admission?.evictedAgents).toBe(1);
+    // Both live now: the next one from this address is refused, nothing left to forget.
+    const over = await rawAgent(hub.url, { from: FLOOD });
+    expect((await over.hello("over", { service: "flood", instance: "over" })).error).toBe(`agent limit reached: address cap, at most 2 agents from one address (${FLOOD})`);
+  }, 60_000);
+});
+
 describe("a flood from one address and a full hub", () => {
   it("counts each refusal under the cap that made it, address or total, in the ack, /api/stats, /metrics and the dashboards' deltas", async () => {
     // Caps small enough for live floods to reach each one: from one address, 2 agents and 1,500
