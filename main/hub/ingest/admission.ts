@@ -31,9 +31,12 @@ interface Held {
   semaphores: number;
 }
 
-/** A held agent as it left: current while it is still held, gone, from there, since then. */
+/**
+ * A held agent as it left: current while it is still held, gone, from there, since then. By id,
+ * not by record: an entry left behind must not keep a forgotten agent's semaphores in memory.
+ */
 interface Left {
-  readonly h: Held;
+  readonly agentId: string;
   readonly at: number;
   readonly address: string;
 }
@@ -162,8 +165,8 @@ export class Admission {
   gone(rec: AgentRecord): void {
     const h = this.held.get(rec.agentId);
     if (h === undefined || h.rec !== rec || rec.owner !== undefined || rec.disconnectedAt === null) return;
-    const l: Left = { h, at: rec.disconnectedAt, address: h.address };
-    const current = (x: Left) => this.current(x);
+    const l: Left = { agentId: rec.agentId, at: rec.disconnectedAt, address: h.address };
+    const current = (x: Left) => this.current(x) !== undefined;
     this.left.push(l, current, this.held.size);
     let from = this.leftFrom.get(h.address);
     if (from === undefined) this.leftFrom.set(h.address, (from = new LeftQueue()));
@@ -306,21 +309,24 @@ export class Admission {
     if (this.held.size !== this.core.agentCount || this.core.now() - this.sweptAt >= RECOUNT_MS) this.sweep();
   }
 
-  /** Still held, still disconnected since it left `address`. */
-  private current(l: Left): boolean {
-    const rec = l.h.rec;
-    return this.held.get(rec.agentId) === l.h && l.h.address === l.address && rec.owner === undefined && rec.disconnectedAt === l.at && this.core.agent(rec.agentId) === rec;
+  /** The agent `l` names if it is still held and still disconnected since it left `l.address`. */
+  private current(l: Left): Held | undefined {
+    const h = this.held.get(l.agentId);
+    if (h === undefined) return undefined;
+    const rec = h.rec;
+    return h.address === l.address && rec.owner === undefined && rec.disconnectedAt === l.at && this.core.agent(rec.agentId) === rec ? h : undefined;
   }
 
   /** Forgets disconnected agents (of `address`, or any), longest disconnected first, until `fits`. */
   private makeRoom(address: string | undefined, fits: () => boolean): void {
     const queue = address === undefined ? this.left : this.leftFrom.get(address);
-    const current = (l: Left) => this.current(l);
+    const current = (l: Left) => this.current(l) !== undefined;
     while (!fits()) {
       const l = queue?.take(current);
-      if (l === undefined) return;
-      this.core.forget(l.h.rec, this.core.now());
-      this.drop(l.h);
+      const h = l === undefined ? undefined : this.current(l);
+      if (h === undefined) return;
+      this.core.forget(h.rec, this.core.now());
+      this.drop(h);
       this.evicted++;
     }
   }
