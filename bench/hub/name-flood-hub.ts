@@ -1,6 +1,9 @@
-// Child of the name-flood case: the real hub (createHub, its default options but the caps given
-// in BENCH_ADMISSION as JSON). IPC: "mem" answers its memory after a full GC and what it holds.
+// Child of the name-flood and cap-flood cases: the real hub (createHub, its default options but
+// the caps given in BENCH_ADMISSION as JSON), served as every bench server is (server-common.ts:
+// "mark"/"report" give the window's event-loop delay and GC pauses, BENCH_PROFILE_FILE a CPU
+// profile of it). IPC "mem": its memory after a full GC and what it holds.
 import { createHub } from "../../main/hub/index.js";
+import { serve } from "./server-common.js";
 
 const post = (m: unknown) => process.send?.(m);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -13,5 +16,4 @@ process.on("message", (raw) => {
   const state = hub.state();
   post({ type: "mem", rss, heapUsed, agents: state.agents.length, semaphores: state.semaphores.length, histories: hub.history.size, admission: state.hub.admission });
 });
-process.on("disconnect", () => void hub.close().then(() => process.exit(0)));
-post({ type: "listening", url: hub.url });
+serve(hub.url, { close: () => hub.close() });

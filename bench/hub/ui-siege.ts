@@ -14,7 +14,7 @@ import type { AckRecord } from "./fairness.js";
 import type { ServerReport } from "./messages.js";
 import { percentile } from "./report.js";
 
-type SiegeMessage =
+export type SiegeMessage =
   | { type: "listening"; url: string }
   | { type: "ready"; connected: number }
   | { type: "connected" }
@@ -48,7 +48,8 @@ const SIMULATED = 9990;
 const PHASE_MS = 15_000;
 const f = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 
-async function phase(hub: Child<SiegeMessage>, agent: Child<SiegeMessage>, run: () => Promise<void>): Promise<SiegePhase> {
+/** One measured window around `run`: the real agent's acks in it and the hub child's loop and GC. */
+export async function phase(hub: Child<SiegeMessage>, agent: Child<SiegeMessage>, run: () => Promise<void>): Promise<SiegePhase> {
   const from = Date.now();
   hub.send("mark");
   await run();

@@ -105,7 +105,8 @@ export class HistoryStore {
   private refusedCount = 0;
   private fairCount = 0;
   /** Histories held per group (groupOf). */
-  private readonly groups = new Map<string, number>();
+  /** The entries of each group, so the fair share's victims are sorted from their group alone. */
+  private readonly groups = new Map<string, Set<HistoryEntry>>();
   /** The group last evicted from for fairness, its entries least recently updated first (as `candidates`). */
   private fairGroup: string | undefined;
   private fairCandidates: HistoryEntry[] = [];
@@ -156,9 +157,12 @@ export class HistoryStore {
       this.evictedCount++;
     }
     const history = new SemaphoreHistory(this.historyOptions, growthSpread(key), this.pools);
-    this.byKey.set(key, new HistoryEntry(key, history, this.recency.take(now, ++this.stamps)));
+    const made = new HistoryEntry(key, history, this.recency.take(now, ++this.stamps));
+    this.byKey.set(key, made);
     const group = groupOf(key);
-    this.groups.set(group, (this.groups.get(group) ?? 0) + 1);
+    let members = this.groups.get(group);
+    if (members === undefined) this.groups.set(group, (members = new Set()));
+    members.add(made);
     return history.push(sample, t, intervalMs);
   }
 
@@ -293,15 +297,16 @@ export class HistoryStore {
    * For a new key of `group` while every history is live: the least recently updated history of
    * the group holding most, if `group` holds less than its share and that one holds more than
    * `group` would after (no two groups trading one history back and forth). O(groups), plus one
-   * scan of the store per that group's size in evictions.
+   * sort of that group's entries per its size in evictions.
    */
   private fairVictim(group: string): HistoryEntry | undefined {
-    const mine = this.groups.get(group) ?? 0;
+    const mine = this.groups.get(group)?.size ?? 0;
     const share = Math.floor(this.capacity / (this.groups.size + (mine === 0 ? 1 : 0)));
     if (mine >= share) return undefined;
     let most: string | undefined;
     let mostCount = mine + 1;
-    for (const [g, n] of this.groups) {
+    for (const [g, members] of this.groups) {
+      const n = members.size;
       if (n > mostCount) {
         most = g;
         mostCount = n;
@@ -318,7 +323,7 @@ export class HistoryStore {
         const c = this.fairCandidates[this.nextFair++];
         if (c.alive && this.stampOf(c) === this.fairStamps[this.nextFair - 1]) return c;
       }
-      const sorted = this.byRecency().filter((e) => groupOf(e.key) === most);
+      const sorted = [...(this.groups.get(most) ?? [])].sort((a, b) => this.stampOf(a) - this.stampOf(b));
       if (sorted.length === 0) return undefined;
       this.fairCandidates = sorted;
       this.fairStamps = sorted.map((c) => this.stampOf(c));
@@ -328,9 +333,9 @@ export class HistoryStore {
 
   private remove(entry: HistoryEntry): void {
     const group = groupOf(entry.key);
-    const n = (this.groups.get(group) ?? 1) - 1;
-    if (n <= 0) this.groups.delete(group);
-    else this.groups.set(group, n);
+    const members = this.groups.get(group);
+    members?.delete(entry);
+    if (members?.size === 0) this.groups.delete(group);
     this.byKey.delete(entry.key);
     entry.alive = false;
     this.recency.give(entry.index);

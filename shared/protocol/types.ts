@@ -345,6 +345,9 @@ export interface SemaphoreState {
  * Optional addition to `hub` in /api/state: what the hub holds against its caps, and what it
  * refused (main/hub/ingest/admission.ts). Absent from a hub without caps (a replay).
  */
+/** Which cap refused a newcomer: its address's own, or the hub's in all. */
+export type CapScope = "address" | "total";
+
 export interface HubAdmission {
   /** Agents held, connected or not (a disconnected one is kept for hours unless room is needed). */
   agents: number;
@@ -352,6 +355,12 @@ export interface HubAdmission {
   limits: { maxAgents: number; maxAgentsPerAddress: number; maxSemaphores: number; maxSemaphoresPerAddress: number };
   /** Refused hellos over an agent cap, messages over a semaphore cap, hellos taking over a live identity. */
   refused: { agents: number; semaphores: number; identity: number };
+  /**
+   * Optional addition: refused.agents and refused.semaphores split by the cap that refused them:
+   * `address` (the newcomer's address was at its own cap: one address flooding) or `total` (the
+   * hub was full). Each pair sums to its count in `refused`.
+   */
+  refusedScope?: Record<"agents" | "semaphores", Record<CapScope, number>>;
   /** Disconnected agents forgotten early to make room. */
   evictedAgents: number;
 }

@@ -208,6 +208,7 @@ export class AgentSession {
     if (this.rec === undefined) return;
     this.core.flightLinks.unbind(this.rec.agentId, this.connection);
     this.core.disconnect(this.connection, this.rec);
+    this.gate?.admission.gone(this.rec);
   }
 
   private hello(payload: unknown): Ack {

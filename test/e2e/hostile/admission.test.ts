@@ -94,10 +94,10 @@ describe("a flood of agents and semaphores from one address", () => {
     // Live: nothing to forget to make room.
     const second = await floodAgent(hub.url, "live-1", 1000);
     expect(second.acks.register).toBe(false);
-    expect(second.acks.error).toBe("semaphore limit reached: at most 1500 semaphores from one address");
+    expect(second.acks.error).toBe(`semaphore limit reached: address cap, at most 1500 semaphores from one address (${FLOOD})`);
     await floodAgent(hub.url, "live-2", 0);
     const fourth = await floodAgent(hub.url, "live-3", 0);
-    expect(fourth.acks).toEqual({ hello: false, register: false, samples: false, error: "agent limit reached: at most 3 agents from one address" });
+    expect(fourth.acks).toEqual({ hello: false, register: false, samples: false, error: `agent limit reached: address cap, at most 3 agents from one address (${FLOOD})` });
 
     const service = await honest(hub.url);
     await until(async () => (await honestHistory(hub.url)) === 5 || undefined, "the honest agent's history", 30_000);
@@ -105,7 +105,7 @@ describe("a flood of agents and semaphores from one address", () => {
     expect(s.hub.admission?.refused.agents).toBe(1);
     expect(s.hub.admission?.refused.semaphores).toBeGreaterThanOrEqual(2);
     const metrics = await (await fetch(`${hub.url}/metrics`)).text();
-    expect(metrics).toMatch(/^semscope_hub_admission_refused_total\{what="agents"\} 1$/m);
+    expect(metrics).toMatch(/^semscope_hub_admission_refused_total\{what="agents",scope="address"\} 1$/m);
     expect(metrics).toMatch(/^semscope_hub_semaphores \d+$/m);
     await until(() => seen.at(-1)?.refused.agents === 1 || undefined, "a delta with the refused agent", 10_000);
     expectAckedInOrder(service);
@@ -128,6 +128,91 @@ describe("a flood of agents and semaphores from one address", () => {
     expect(flood.map((a) => a.instance)).toContain("gone-39");
     expect(flood.map((a) => a.instance)).not.toContain("gone-0");
     expect(s.agents.some((a) => a.agentId === service.agentId && a.connected)).toBe(true);
+  }, 120_000);
+});
+
+describe("making room", () => {
+  it("forgets the agent longest gone, never one that came back since it first left", async () => {
+    const hub = await startHubChild({ admission: { maxAgentsPerAddress: 2 } });
+    const closed = async (a: RawAgent, instance: string) => {
+      a.close();
+      await until(async () => (await state(hub.url)).agents.find((x) => x.instance === instance)?.connected === false || undefined, `${instance}'s close`, 10_000);
+    };
+    const back = await rawAgent(hub.url, { from: FLOOD });
+    expect((await back.hello("back", { service: "flood", instance: "back" })).ok).toBe(true);
+    await closed(back, "back");
+    // It returns on a new connection and stays: its first leaving is older than anything else.
+    const again = await rawAgent(hub.url, { from: FLOOD });
+    expect((await again.hello("back", { service: "flood", instance: "back" })).ok).toBe(true);
+    const gone = await rawAgent(hub.url, { from: FLOOD });
+    expect((await gone.hello("gone", { service: "flood", instance: "gone" })).ok).toBe(true);
+    await closed(gone, "gone");
+    const late = await rawAgent(hub.url, { from: FLOOD });
+    expect((await late.hello("late", { service: "flood", instance: "late" })).ok).toBe(true);
+    const s = await state(hub.url);
+    expect(s.agents.map((a) => [a.instance, a.connected]).sort()).toEqual([["back", true], ["late", true]]);
+    expect(s.hub.admission?.evictedAgents).toBe(1);
+    // Both live now: the next one from this address is refused, nothing left to forget.
+    const over = await rawAgent(hub.url, { from: FLOOD });
+    expect((await over.hello("over", { service: "flood", instance: "over" })).error).toBe(`agent limit reached: address cap, at most 2 agents from one address (${FLOOD})`);
+  }, 60_000);
+});
+
+describe("a flood from one address and a full hub", () => {
+  it("counts each refusal under the cap that made it, address or total, in the ack, /api/stats, /metrics and the dashboards' deltas", async () => {
+    // Caps small enough for live floods to reach each one: from one address, 2 agents and 1,500
+    // semaphores; in all, 5 agents and 2,200 semaphores.
+    const hub = await startHubChild({ admission: { maxAgents: 5, maxAgentsPerAddress: 2, maxSemaphores: 2200, maxSemaphoresPerAddress: 1500 } });
+    const ui = io(`${hub.url}/ui`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+    onCleanup(() => ui.disconnect());
+    let seen: HubAdmission | undefined;
+    ui.on("snapshot", (s: UiSnapshot) => void (seen = s.state.hub.admission ?? seen));
+    ui.on("delta", (d: UiDelta) => void (seen = d.admission ?? seen));
+    await until(() => seen, "the dashboard's snapshot", 10_000);
+    // The honest agent first (127.0.0.1): 1 agent, 5 semaphores.
+    const service = await honest(hub.url);
+    await until(async () => (await state(hub.url)).semaphores.filter((x) => x.service === "honest").length === 5 || undefined, "the honest agent's semaphores", 30_000);
+
+    const join = async (from: string, name: string, n: number) => {
+      const a = await rawAgent(hub.url, { from });
+      const hello = await a.hello(name, { service: "flood", instance: name });
+      return { hello, register: hello.ok && n > 0 ? await a.register(ids(name, n)) : undefined };
+    };
+    // One address floods: 2 agents admitted, 3 refused at its own cap while the hub has room.
+    const A = FLOOD;
+    const fromA = [];
+    for (let i = 0; i < 5; i++) fromA.push(await join(A, `a${i}`, i === 0 ? 1000 : i === 1 ? 1000 : 0));
+    expect(fromA.map((j) => j.hello.ok)).toEqual([true, true, false, false, false]);
+    for (const j of fromA.slice(2)) expect(j.hello.error).toBe(`agent limit reached: address cap, at most 2 agents from one address (${A})`);
+    // a1's 1,000 would take A to 2,000 of its 1,500 (the hub, at 2,005 of 2,200, has room).
+    expect(fromA[0].register?.ok).toBe(true);
+    expect(fromA[1].register?.error).toBe(`semaphore limit reached: address cap, at most 1500 semaphores from one address (${A})`);
+
+    // Other addresses fill the hub: B's second batch of names passes the hub's 2,200, not B's 1,500.
+    const B = "127.0.0.3";
+    const b0 = await join(B, "b0", 1000);
+    expect(b0.register?.ok).toBe(true);
+    const b1 = await join(B, "b1", 300);
+    expect(b1.hello.ok).toBe(true);
+    expect(b1.register?.error).toBe("semaphore limit reached: total cap, this hub holds at most 2200 semaphores");
+    // 5 agents held (honest, a0, a1, b0, b1): each newcomer from a third address finds the hub full.
+    const C = "127.0.0.4";
+    for (let i = 0; i < 3; i++) expect((await join(C, `c${i}`, 0)).hello.error).toBe("agent limit reached: total cap, this hub holds at most 5 agents");
+
+    const scoped = { agents: { address: 3, total: 3 }, semaphores: { address: 1, total: 1 } };
+    const stats = (await (await fetch(`${hub.url}/api/stats`)).json()) as { admission: HubAdmission };
+    expect(stats.admission.refused).toEqual({ agents: 6, semaphores: 2, identity: 0 });
+    expect(stats.admission.refusedScope).toEqual(scoped);
+    expect((await state(hub.url)).hub.admission?.refusedScope).toEqual(scoped);
+    const metrics = await (await fetch(`${hub.url}/metrics`)).text();
+    for (const what of ["agents", "semaphores"] as const) {
+      for (const scope of ["address", "total"] as const) {
+        expect(metrics).toMatch(new RegExp(`^semscope_hub_admission_refused_total\\{what="${what}",scope="${scope}"\\} ${scoped[what][scope]}$`, "m"));
+      }
+    }
+    expect(metrics).toMatch(/^semscope_hub_admission_refused_total\{what="identity"\} 0$/m);
+    await until(() => (JSON.stringify(seen?.refusedScope) === JSON.stringify(scoped) ? true : undefined), "a delta with every refusal by scope", 10_000);
+    expectAckedInOrder(service);
   }, 120_000);
 });
 

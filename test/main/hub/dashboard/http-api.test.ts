@@ -38,6 +38,10 @@ const stateSchema = z.strictObject({
         semaphores: z.number().int().min(0),
         limits: z.strictObject({ maxAgents: z.number(), maxAgentsPerAddress: z.number(), maxSemaphores: z.number(), maxSemaphoresPerAddress: z.number() }),
         refused: z.strictObject({ agents: z.number(), semaphores: z.number(), identity: z.number() }),
+        refusedScope: z.strictObject({
+          agents: z.strictObject({ address: z.number(), total: z.number() }),
+          semaphores: z.strictObject({ address: z.number(), total: z.number() }),
+        }),
         evictedAgents: z.number(),
       })
       .optional(),
@@ -127,9 +131,11 @@ describe("GET /api/stats", () => {
     const a1 = await agent(hub, "a1", [info("db"), info("cache")], { instance: "web-1" });
     await agent(hub, "a2", [], { instance: "web-2" });
     // Both agents live: a third is refused, as is a second connection speaking for a1.
-    expect((await ask("a3", { instance: "web-3" })).error).toMatch(/^agent limit reached/);
+    expect((await ask("a3", { instance: "web-3" })).error).toBe("agent limit reached: total cap, this hub holds at most 2 agents");
     expect((await ask("a1", { instance: "web-1" })).error).toMatch(/^agentId already connected/);
-    expect((await request<AckAnswer>(a1, "register", { semaphores: [info("db"), info("cache"), info("queue"), info("mail")] })).error).toMatch(/^semaphore limit reached/);
+    expect((await request<AckAnswer>(a1, "register", { semaphores: [info("db"), info("cache"), info("queue"), info("mail")] })).error).toBe(
+      "semaphore limit reached: total cap, this hub holds at most 3 semaphores",
+    );
     const { status, body } = await getJson<{ admission: unknown }>(hub, "/api/stats");
     expect(status).toBe(200);
     expect(body.admission).toEqual({
@@ -137,6 +143,8 @@ describe("GET /api/stats", () => {
       semaphores: 2,
       limits: { maxAgents: 2, maxAgentsPerAddress: 1000, maxSemaphores: 3, maxSemaphoresPerAddress: 10_000 },
       refused: { agents: 1, semaphores: 1, identity: 1 },
+      // Both from the hub's caps in all: this address holds far less than its own.
+      refusedScope: { agents: { address: 0, total: 1 }, semaphores: { address: 0, total: 1 } },
       evictedAgents: 0,
     });
   });
