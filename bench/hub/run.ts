@@ -78,7 +78,7 @@ const flood = await nameFlood(log, config.quick ? 1 : 3, config.quick ? 12 : 20)
 log("  flood to the caps: hub memory after new names from four addresses, default caps and caps lifted");
 const toCaps = await capFlood(log, config.quick ? 400 : undefined);
 log("  /metrics: render and the event loop at 10,000 semaphores, then four scrapers beside an honest agent");
-const scraped = await metricsScrape(log, config.quick ? 2000 : undefined, config.quick ? 3000 : undefined);
+const scraped = await metricsScrape(log, config.quick ? 2000 : undefined, config.quick ? 3000 : undefined, config.quick ? 1 : undefined);
 const uiRounds = Number(process.env.BENCH_UI_SIEGE_ROUNDS ?? (config.quick ? 1 : 3));
 log("  /ui siege: a real agent's acks and the hub's loop while 100 dashboards ask for snapshots (10,000 semaphores)");
 const siege = await uiSiege(config, log, uiRounds);

@@ -18,7 +18,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 const HEAP = process.env.BENCH_HEAP_PROF === "1";
 
 /** Profiles from "mark" to "report" when asked to: a whole-process profile is mostly start-up and connecting. */
-class WindowProfile {
+export class WindowProfile {
   private session: Session | undefined;
   constructor(private readonly file: string | undefined) {}
 

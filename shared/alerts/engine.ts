@@ -17,7 +17,7 @@
 // checks nothing a schema checks. A message from an agent that never said hello is ignored.
 import type { Alert, EventsBatch, Hello, SampleShare, SamplesBatch, SemaphoreInfo } from "../protocol/types.js";
 import { AlertBook, DEFAULT_MAX_RESOLVED } from "./alert-book.js";
-import { fleetEntry, type FleetEntry, type FleetMember } from "./fleet.js";
+import { fleetCounts, fleetEntry, type FleetCounts, type FleetEntry, type FleetMember } from "./fleet.js";
 import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
 import { evaluateOverBudget } from "./rules/over-budget-rule.js";
 import { Registry, type RegistryAgent, type RegistryBase, type RegistryEntry } from "./registry.js";
@@ -278,6 +278,26 @@ export class AlertEngine {
       const g = this.groups.get(gk);
       const members = g === undefined ? [] : this.liveMembers(g);
       out.set(gk, g !== undefined && members.length > 0 ? fleetEntry(g.service, g.name, members) : undefined);
+    }
+    return out;
+  }
+
+  /** Every fleet group's key (a tracker's `groupKey`), unsorted: for taking the fleet a slice at a time. */
+  groupKeys(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  /**
+   * The sums of these groups as fleet() would give them (fleetCounts: no merged summaries), in
+   * the order given, leaving out a group with no live member.
+   */
+  fleetCountsOf(groupKeys: readonly string[]): FleetCounts[] {
+    const out: FleetCounts[] = [];
+    for (const gk of groupKeys) {
+      const g = this.groups.get(gk);
+      if (g === undefined) continue;
+      const members = this.liveMembers(g);
+      if (members.length > 0) out.push(fleetCounts(g.service, g.name, members));
     }
     return out;
   }

@@ -91,6 +91,20 @@ export function fleetTotals(members: readonly FleetMember[]): FleetTotals {
   return { scope, instances: members.length, cap, budget, overBudget: budget !== null && cap > budget && !settling(members) };
 }
 
+/** A fleet entry without its merged summaries: the sums alone, for who needs no percentile (/metrics). */
+export type FleetCounts = Omit<FleetEntry, "waitMs" | "holdMs">;
+
+/** fleetEntry's sums and totals, without merging the members' histograms (the costly part). */
+export function fleetCounts(service: string, name: string, members: readonly FleetMember[]): FleetCounts {
+  let inUse = 0;
+  let waiters = 0;
+  for (const m of members) {
+    inUse += m.inUse;
+    waiters += m.waiters;
+  }
+  return { key: fleetKey(service, name), service, name, ...fleetTotals(members), inUse, waiters };
+}
+
 export function fleetEntry(service: string, name: string, members: readonly FleetMember[]): FleetEntry {
   let inUse = 0;
   let waiters = 0;

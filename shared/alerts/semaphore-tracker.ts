@@ -108,6 +108,14 @@ export class SemaphoreTracker implements SemaphoreContext {
     return this.latest.get();
   }
 
+  /**
+   * The latest sample's numbers copied to `into` from `at` without building the Sample
+   * (LatestSample.copyNumbers: sample-numbers.ts's layout up to PAIRS_AT); false before the first.
+   */
+  latestNumbers(into: Float64Array, at: number): boolean {
+    return this.latest.copyNumbers(into, at);
+  }
+
   get label(): string {
     return semaphoreLabel(this.info.name, this.service, this.instance);
   }

@@ -147,6 +147,18 @@ export class LatestSample {
     list.push(l.earlier === undefined ? l : withoutEarlier(l));
   }
 
+  /**
+   * Copies the numbers before the histograms' pairs (sample-numbers.ts: the plain numbers, then
+   * each Summary's from WAIT_AT and HOLD_AT) to `into` from `at`, building nothing; false, copying
+   * nothing, before the first sample.
+   */
+  copyNumbers(into: Float64Array, at: number): boolean {
+    if (!this.held) return false;
+    const v = this.values;
+    for (let i = 0; i < PAIRS_AT; i++) into[at + i] = v[i];
+    return true;
+  }
+
   /** The latest sample as a Sample (fields in schema order), or null; do not mutate it. */
   get(): Sample | null {
     if (!this.held) return null;

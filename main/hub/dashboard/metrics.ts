@@ -1,106 +1,37 @@
 // GET /metrics: Prometheus text written by prom-client, from Registries of the hub's own (never
 // prom-client's global one, which an embedding process may use). Values are read at scrape time
 // from the engine and the running totals, so a sample costs nothing here and a gone semaphore's
-// series just stop. At the hub's design scale (10,000 semaphores) the text is ~25 MB: a family
-// with a series per semaphore, fleet entry or agent has a Registry of its own, rendered a slice of
-// rows at a time with the event loop free between slices, and the slices are streamed to the
-// scraper as they come. Scrapes within shareMs of a render get the same one.
+// series just stop. At the hub's design scale (10,000 semaphores) the text is ~25 MB: what a
+// render reads is taken a slice at a time (metrics-rows.ts), a family with a series per
+// semaphore, fleet entry or agent has a Registry of its own, rendered a slice of rows at a time
+// with the event loop free between slices, and the slices are streamed to the scraper as they
+// come, a few hundred KB per turn. Scrapes within shareMs of a render get the same one.
 import type { ServerResponse } from "node:http";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Counter, Gauge, Registry } from "prom-client";
-import type { FleetEntry } from "../../../shared/alerts/index.js";
 import type { ForwardingStats } from "../forwarding/alert-forwarder.js";
 import type { SinkStats } from "../forwarding/alertmanager-sink.js";
-import { SAMPLE_COUNTERS, type AgentState, type SampleCounter, type SemaphoreState } from "../../../shared/protocol/index.js";
 import type { HubCore } from "../core/hub-core.js";
-
-const SEM_LABELS = ["service", "instance", "semaphore"] as const;
-type SemLabel = (typeof SEM_LABELS)[number];
-
-function labels(s: SemaphoreState): Record<SemLabel, string> {
-  return { service: s.service, instance: s.instance, semaphore: s.id };
-}
-
-const COUNTER_NAMES: Record<SampleCounter, string> = {
-  acquired: "acquired",
-  released: "released",
-  timeouts: "timeouts",
-  rejections: "rejections",
-  aborts: "aborts",
-  doubleReleases: "double_releases",
-  leaseExpiries: "lease_expiries",
-};
-
-const QUANTILES = [
-  ["0.5", "p50"],
-  ["0.9", "p90"],
-  ["0.99", "p99"],
-  ["1", "max"],
-] as const;
-
-const STATUSES = ["ok", "saturated", "convoy", "leak"] as const;
+import { rowFamilies, type SlicedFamily } from "./metrics-families.js";
+import { BlockPool, Render } from "./metrics-render.js";
+import { readRows } from "./metrics-rows.js";
 
 const DEST_LABELS = ["destination", "url"] as const;
 type DestLabel = (typeof DEST_LABELS)[number];
 
 /** Rows per slice: a slice of the widest family (4 series a row) is 200 lines, about a ms on an idle core. */
 const SLICE_ROWS = 50;
+/**
+ * Bytes written to one scraper before the event loop is let go: a socket that takes all it is
+ * given (loopback, a fast scraper) would otherwise take a whole finished render in one turn.
+ */
+const WRITE_TURN_BYTES = 256 * 1024;
 /** How long a finished render serves later scrapes: about a scrape interval's jitter. */
 export const DEFAULT_SHARE_MS = 1000;
-
-/** What one render reads, taken at its start so every family agrees on who is there. */
-interface Rows {
-  readonly semaphores: readonly SemaphoreState[];
-  readonly fleet: readonly FleetEntry[];
-  readonly agents: readonly AgentState[];
-}
-
-/** A family with a series per row: its own Registry, whose metric's collect reads `slice`. */
-class SlicedFamily<T> {
-  readonly registry = new Registry();
-  slice: readonly T[] = [];
-  constructor(readonly rows: (r: Rows) => readonly T[]) {}
-}
 
 /** Prometheus text without its first two lines (# HELP, # TYPE): a family's later slices. */
 function withoutHeader(text: string): string {
   return text.slice(text.indexOf("\n", text.indexOf("\n") + 1) + 1);
-}
-
-/** One render as it is written: scrapes that join it read what is there, then wait for the rest. */
-class Render {
-  private readonly chunks: Buffer[] = [];
-  private done = false;
-  private failure: unknown;
-  private wake: (() => void)[] = [];
-  endedAt = Infinity;
-
-  push(text: string): void {
-    if (text !== "") this.chunks.push(Buffer.from(text, "utf8"));
-    this.notify();
-  }
-
-  end(failure?: unknown): void {
-    this.done = true;
-    this.failure = failure;
-    this.endedAt = performance.now();
-    this.notify();
-  }
-
-  async *read(): AsyncGenerator<Buffer> {
-    for (let i = 0; ; ) {
-      while (i < this.chunks.length) yield this.chunks[i++];
-      if (this.done) {
-        if (this.failure !== undefined) throw this.failure;
-        return;
-      }
-      await new Promise<void>((r) => this.wake.push(r));
-    }
-  }
-
-  private notify(): void {
-    for (const w of this.wake.splice(0)) w();
-  }
 }
 
 /** Resolves once `res` can take more, or is gone. */
@@ -124,8 +55,9 @@ export interface HubMetricsOptions {
 export class HubMetrics {
   /** The hub's own series (one each, or a few): rendered in one piece, first. */
   readonly registry = new Registry();
-  private readonly sliced: SlicedFamily<never>[] = [];
+  private readonly sliced: SlicedFamily[];
   private readonly shareMs: number;
+  private readonly pool = new BlockPool();
   private last: Render | undefined;
 
   constructor(
@@ -135,92 +67,8 @@ export class HubMetrics {
     options: HubMetricsOptions = {},
   ) {
     this.shareMs = options.shareMs ?? DEFAULT_SHARE_MS;
+    this.sliced = rowFamilies((key) => core.totals.get(key));
     const r = this.registry;
-    /** A family over `rows`; `define` makes its metric in the given registry, reading the slice. */
-    const perRow = <T>(rows: (r: Rows) => readonly T[], define: (registry: Registry, slice: () => readonly T[]) => void): void => {
-      const fam = new SlicedFamily<T>(rows);
-      define(fam.registry, () => fam.slice);
-      this.sliced.push(fam as unknown as SlicedFamily<never>);
-    };
-    const semaphores = (rows: Rows) => rows.semaphores;
-
-    const sem = (name: string, help: string, value: (s: SemaphoreState) => number | undefined): void =>
-      perRow(semaphores, (registry, slice) => {
-        const g: Gauge<SemLabel> = new Gauge({
-          name: `semscope_semaphore_${name}`,
-          help,
-          labelNames: SEM_LABELS,
-          registers: [registry],
-          collect: () => {
-            g.reset();
-            for (const s of slice()) {
-              const v = value(s);
-              if (v !== undefined) g.set(labels(s), v);
-            }
-          },
-        });
-      });
-    sem("cap", "Permits (latest sample, else as registered).", (s) => s.cap);
-    sem("in_use", "Permits held at the latest sample.", (s) => s.inUse);
-    sem("available", "Permits free at the latest sample (negative while a lowered cap is over-subscribed).", (s) => s.available);
-    sem("waiters", "Callers queued at the latest sample.", (s) => s.waiters);
-    sem("oldest_wait_seconds", "Age of the oldest waiter at the latest sample.", (s) => s.oldestWaitMs / 1000);
-    sem("longest_hold_seconds", "Age of the oldest current holder at the latest sample.", (s) => (s.last === null ? undefined : s.last.longestHoldMs / 1000));
-    sem("last_sample_timestamp_seconds", "Sample time (agent clock) of the latest sample.", (s) => {
-      const t = this.core.history.get(s.key)?.latestT() ?? null;
-      return t === null ? undefined : t / 1000;
-    });
-
-    for (const [kind, field] of [["wait", "waitMs"], ["hold", "holdMs"]] as const) {
-      perRow(semaphores, (registry, slice) => {
-        const g: Gauge<SemLabel | "quantile"> = new Gauge({
-          name: `semscope_semaphore_${kind}_seconds`,
-          help: `${kind === "wait" ? "Wait (acquire to grant)" : "Hold (grant to release)"} time quantiles over the latest interval, as the agent measured them.`,
-          labelNames: [...SEM_LABELS, "quantile"],
-          registers: [registry],
-          collect: () => {
-            g.reset();
-            for (const s of slice()) {
-              const summary = s.last?.[field];
-              if (summary === undefined || summary.count === 0) continue;
-              for (const [q, k] of QUANTILES) g.set({ ...labels(s), quantile: q }, summary[k] / 1000);
-            }
-          },
-        });
-      });
-    }
-
-    perRow(semaphores, (registry, slice) => {
-      const status: Gauge<SemLabel | "status"> = new Gauge({
-        name: "semscope_semaphore_status",
-        help: "1 for the semaphore's current status (ok, saturated, convoy, leak), 0 for the others.",
-        labelNames: [...SEM_LABELS, "status"],
-        registers: [registry],
-        collect: () => {
-          status.reset();
-          for (const s of slice()) for (const st of STATUSES) status.set({ ...labels(s), status: st }, s.status === st ? 1 : 0);
-        },
-      });
-    });
-
-    SAMPLE_COUNTERS.forEach((field, i) => {
-      perRow(semaphores, (registry, slice) => {
-        const c: Counter<SemLabel> = new Counter({
-          name: `semscope_semaphore_${COUNTER_NAMES[field]}_total`,
-          help: `Sum of the samples' \`${field}\` since the hub started.`,
-          labelNames: SEM_LABELS,
-          registers: [registry],
-          collect: () => {
-            c.reset();
-            for (const s of slice()) {
-              const tot = this.core.totals.get(s.key);
-              if (tot !== undefined) c.inc(labels(s), tot[i]);
-            }
-          },
-        });
-      });
-    });
-
     const hubCounter = (name: string, help: string, value: () => number): void => {
       const c: Counter = new Counter({
         name: `semscope_hub_${name}_total`,
@@ -271,49 +119,6 @@ export class HubMetrics {
         refused.inc({ what: "identity" }, a?.refused.identity ?? 0);
       },
     });
-
-    perRow(
-      (rows) => rows.agents,
-      (registry, slice) => {
-        const agentUp: Gauge<"service" | "instance"> = new Gauge({
-          name: "semscope_hub_agent_up",
-          help: "1 while the agent streams to this hub, 0 once it is gone (kept while the hub remembers it).",
-          labelNames: ["service", "instance"],
-          registers: [registry],
-          collect: () => {
-            agentUp.reset();
-            for (const a of slice()) agentUp.set({ service: a.service, instance: a.instance }, a.connected ? 1 : 0);
-          },
-        });
-      },
-    );
-
-    // The fleet as the over_budget rule sees it (shared/alerts/fleet.ts): replicas of a service
-    // sharing a semaphore name, so a Prometheus rule and the hub's own cannot disagree on a sum.
-    const fleet = (name: string, help: string, value: (f: FleetEntry) => number | null): void =>
-      perRow(
-        (rows) => rows.fleet,
-        (registry, slice) => {
-          const g: Gauge<"service" | "semaphore" | "scope"> = new Gauge({
-            name: `semscope_fleet_${name}`,
-            help,
-            labelNames: ["service", "semaphore", "scope"],
-            registers: [registry],
-            collect: () => {
-              g.reset();
-              for (const f of slice()) {
-                const v = value(f);
-                if (v !== null) g.set({ service: f.service, semaphore: f.name, scope: f.scope }, v);
-              }
-            },
-          });
-        },
-      );
-    fleet("cap", "Permits the fleet admits: the replicas' caps summed (scope process), the global cap (scope global).", (f) => f.cap);
-    fleet("in_use", "Permits held across the live replicas.", (f) => f.inUse);
-    fleet("waiters", "Callers queued across the live replicas.", (f) => f.waiters);
-    fleet("instances", "Live replicas reporting the semaphore.", (f) => f.instances);
-    fleet("budget", "The budget the replicas declare (the smallest, if they disagree); absent without one.", (f) => f.budget);
 
     // Where forwarded alerts stand, so a Prometheus rule can page on alerts that cannot get out.
     const destinations = () => {
@@ -368,31 +173,50 @@ export class HubMetrics {
   /** Writes the exposition to `res` (headers and body) as it is rendered, keeping to res's pace. */
   async serve(res: ServerResponse): Promise<void> {
     res.writeHead(200, { "Content-Type": this.contentType, "Cache-Control": "no-store" });
-    for await (const chunk of this.current().read()) {
+    const render = this.current();
+    // Its blocks are reused once every response reading it is done with them (closed).
+    render.open();
+    res.once("close", () => render.close());
+    let turnBytes = 0;
+    for await (const chunk of render.read()) {
       if (res.destroyed) return;
+      // A drain can come within the same turn (a write the socket took at once), so the turn
+      // is given up by bytes written, not only by a full buffer.
       if (!res.write(chunk)) await drained(res);
+      turnBytes += chunk.length;
+      if (turnBytes >= WRITE_TURN_BYTES) {
+        turnBytes = 0;
+        await nextTurn();
+      }
     }
     res.end();
   }
 
   /** The whole exposition as one string (tests, embedders). */
   async render(): Promise<string> {
-    const parts: Buffer[] = [];
-    for await (const chunk of this.current().read()) parts.push(chunk);
-    return Buffer.concat(parts).toString("utf8");
+    const render = this.current();
+    render.open();
+    try {
+      const parts: Buffer[] = [];
+      for await (const chunk of render.read()) parts.push(chunk);
+      return Buffer.concat(parts).toString("utf8");
+    } finally {
+      render.close();
+    }
   }
 
   /** The render in progress or finished within shareMs, else a new one. */
   private current(): Render {
     const last = this.last;
     if (last !== undefined && performance.now() - last.endedAt < this.shareMs) return last;
-    const render = new Render();
+    const render = new Render(this.pool);
     this.last = render;
-    // Once shared long enough, its text is let go (a scrape every 15 s would otherwise keep ~25 MB).
+    // Once shared long enough, its text is let go (back to the pool once its readers are done).
     const finish = (err?: unknown) => {
       render.end(err);
       setTimeout(() => {
         if (this.last === render) this.last = undefined;
+        render.retire();
       }, this.shareMs).unref();
     };
     void this.write(render).then(() => finish(), finish);
@@ -400,34 +224,22 @@ export class HubMetrics {
   }
 
   private async write(out: Render): Promise<void> {
-    const rows = await this.rows();
+    const rows = await readRows(this.core);
     out.push(await this.registry.metrics());
     for (const fam of this.sliced) {
-      const all = fam.rows(rows);
-      for (let i = 0; i === 0 || i < all.length; i += SLICE_ROWS) {
+      const n = fam.count(rows);
+      for (let i = 0; i === 0 || i < n; i += SLICE_ROWS) {
         await nextTurn();
-        fam.slice = all.slice(i, i + SLICE_ROWS);
+        fam.rows = rows;
+        fam.from = i;
+        fam.to = Math.min(i + SLICE_ROWS, n);
         try {
           const text = await fam.registry.metrics();
           out.push(i === 0 ? text : withoutHeader(text));
         } finally {
-          fam.slice = [];
+          fam.rows = undefined;
         }
       }
     }
-  }
-
-  /** Every semaphore's state, taken a slice at a time; the fleet; the agents. */
-  private async rows(): Promise<Rows> {
-    const trackers = [...this.core.registry.trackers()];
-    const semaphores: SemaphoreState[] = [];
-    for (let i = 0; i < trackers.length; i += SLICE_ROWS) {
-      for (const t of trackers.slice(i, i + SLICE_ROWS)) semaphores.push(t.state());
-      await nextTurn();
-    }
-    // Totals of semaphores that are gone stop being exported, and are dropped.
-    const live = new Set(semaphores.map((s) => s.key));
-    for (const key of this.core.totals.keys()) if (!live.has(key)) this.core.totals.delete(key);
-    return { semaphores, fleet: this.core.engine.fleet(), agents: this.core.registry.agents() };
   }
 }

@@ -2,8 +2,11 @@
 // fleet entries and agents than a slice holds, the text is still one well-formed exposition (each
 // family once, its series together, every semaphore's series there once; Prometheus' own promtool
 // parses it), and scrapes within the share window get one render while later ones see new values.
+// A render's memory is reused by later ones only once every scrape reading it is done.
 import { spawnSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { get, createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
 import { HubCore } from "../../../../main/hub/core/hub-core.js";
 import { HubMetrics } from "../../../../main/hub/dashboard/metrics.js";
 import { makeHello, makeInfo, makeSample, makeSummary, T0 } from "../../../fixtures/protocol.js";
@@ -11,25 +14,45 @@ import { makeHello, makeInfo, makeSample, makeSummary, T0 } from "../../../fixtu
 const AGENTS = 3;
 const PER_AGENT = 130;
 
-function loadedCore(): { core: HubCore; sample(inUse: number): void } {
-  const core = new HubCore({ now: () => T0, version: "t", thresholds: {}, maxHistories: 1000, forgetAfterMs: 0, recorder: undefined, deferStores: () => undefined });
+function loadedCore(perAgent = PER_AGENT): { core: HubCore; sample(inUse: number): void; disconnect(agent: number): void } {
+  const core = new HubCore({ now: () => T0, version: "t", thresholds: {}, maxHistories: AGENTS * perAgent, forgetAfterMs: 0, recorder: undefined, deferStores: () => undefined });
   const recs = Array.from({ length: AGENTS }, (_, a) => {
     // A quote, a backslash and a newline in a label value: escaped by prom-client in every slice.
     const rec = core.hello(a + 1, makeHello(`agent-${a}`, { service: a === 2 ? 'odd "svc"\\\n' : "checkout", instance: `web-${a}` }));
-    expect(core.register(rec, { semaphores: Array.from({ length: PER_AGENT }, (_, i) => makeInfo(`s${i}`)) })).toEqual({ ok: true });
+    // Some budgets and a global scope, so the fleet's sums are not all alike.
+    const infos = Array.from({ length: perAgent }, (_, i) => makeInfo(`s${i}`, { budget: i % 3 === 0 ? 2 * i + 1 : undefined, scope: i % 7 === 0 ? "global" : "process" }));
+    expect(core.register(rec, { semaphores: infos })).toEqual({ ok: true });
     return rec;
   });
   let seq = 0;
   const sample = (inUse: number) => {
     for (const rec of recs) {
-      const items = Array.from({ length: PER_AGENT }, (_, i) => makeSample({ id: `s${i}`, inUse, acquired: 2, released: 2, waitMs: makeSummary(1, 2), holdMs: makeSummary(5, 9) }));
+      const items = Array.from({ length: perAgent }, (_, i) => makeSample({ id: `s${i}`, inUse, acquired: 2, released: 2, waitMs: makeSummary(1, 2), holdMs: makeSummary(5, 9) }));
       expect(core.samples(rec, { seq, t: T0 + seq * 1000, intervalMs: 1000, items }).ok).toBe(true);
     }
     seq++;
   };
   sample(3);
-  return { core, sample };
+  return { core, sample, disconnect: (a) => core.disconnect(a + 1, recs[a]) };
 }
+
+/** Serves `metrics` on a free port; the server is closed after the test. */
+async function serving(metrics: HubMetrics): Promise<string> {
+  const server = createServer((_req, res) => void metrics.serve(res));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  closers.push(
+    () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+}
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+});
 
 /** Series lines by metric name, in the order met; throws if a family's lines are not together. */
 function families(text: string): Map<string, string[]> {
@@ -81,5 +104,50 @@ describe("/metrics in slices", () => {
     await fresh.render();
     sample(8);
     expect(await fresh.render()).toContain(`${line} 8`);
+  });
+
+  it("gives the fleet's sums as fleet() does, over more groups and semaphores than are read at once, a replica gone", async () => {
+    const { core, disconnect } = loadedCore(700);
+    disconnect(1);
+    const fams = families(await new HubMetrics(core, () => 0).render());
+    const fleet = core.engine.fleet().filter((f) => f.service === "checkout");
+    expect(fleet).toHaveLength(700);
+    expect(fleet.every((f) => f.instances === 1)).toBe(true);
+    const series = (name: string, value: (f: (typeof fleet)[number]) => number | null) =>
+      fleet.flatMap((f) => {
+        const v = value(f);
+        return v === null ? [] : [`semscope_fleet_${name}{service="checkout",semaphore="${f.name}",scope="${f.scope}"} ${v}`];
+      });
+    const checkout = (name: string) => fams.get(`semscope_fleet_${name}`)?.filter((l) => l.includes('service="checkout"'));
+    expect(checkout("cap")).toEqual(series("cap", (f) => f.cap));
+    expect(checkout("in_use")).toEqual(series("in_use", (f) => f.inUse));
+    expect(checkout("instances")).toEqual(series("instances", (f) => f.instances));
+    expect(checkout("budget")).toEqual(series("budget", (f) => f.budget));
+    expect(fams.get("semscope_fleet_cap")).toHaveLength(1400);
+    expect(fams.get("semscope_semaphore_cap")).toHaveLength(AGENTS * 700);
+  });
+
+  it("keeps a render whole for a scraper still reading it while later renders reuse the memory of finished ones", async () => {
+    const { core, sample } = loadedCore(1000);
+    const url = await serving(new HubMetrics(core, () => 0, undefined, { shareMs: 0 }));
+    const whole = async () => (await fetch(url)).text();
+    const first = await whole();
+    expect(first.length).toBeGreaterThan(5_000_000);
+    // A scraper that reads its first bytes and then stops: the rest of its render waits for it.
+    const slow = await new Promise<IncomingMessage>((resolve, reject) => get(url, resolve).on("error", reject));
+    const head: Buffer[] = [];
+    await new Promise<void>((resolve) => slow.once("data", (b: Buffer) => (head.push(b), slow.pause(), resolve())));
+    // Its render done (a scrape joins one in progress), values change and other scrapes render
+    // afresh, several times over.
+    expect((await whole()) === first).toBe(true);
+    sample(8);
+    for (let i = 0; i < 3; i++) expect((await whole()).includes('semscope_semaphore_in_use{service="checkout",instance="web-0",semaphore="s999"} 8')).toBe(true);
+    slow.on("data", (b: Buffer) => head.push(b));
+    slow.resume();
+    await new Promise((r) => slow.once("end", r));
+    // What it read is the render it started: byte for byte the first one (in_use 3 throughout).
+    const read = Buffer.concat(head).toString("utf8");
+    expect(read.length).toBe(first.length);
+    expect(read === first).toBe(true);
   });
 });
