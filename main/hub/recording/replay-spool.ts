@@ -12,6 +12,7 @@ import type { AnyRecordLine } from "./recording-line.js";
 export const DEFAULT_BLOCK_BYTES = 256 * 1024;
 /** Text of the parsed blocks kept at most: about 2 % of an hour of 100 semaphores. */
 export const DEFAULT_PARSED_CACHE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_PINNED_START_BYTES = 16 * 1024 * 1024;
 /** Blocks compressing in the thread pool at once; the next is compressed at once. */
 const MAX_COMPRESSING = 4;
 
@@ -22,6 +23,8 @@ export interface SpoolBlock {
   readonly lines: number;
   /** Lines in the blocks before it. */
   readonly start: number;
+  /** Text in the blocks before it. */
+  readonly textStart: number;
   readonly textBytes: number;
 }
 
@@ -36,11 +39,18 @@ export interface SpoolOptions {
   blockBytes?: number;
   /** Text of the parsed blocks kept (0: none). */
   parsedCacheBytes?: number;
+  /**
+   * Text at the start of the recording whose lines stay parsed, as the reader gave them: a seek
+   * back near the start then only feeds, as a replay holding every parsed line does (0: none).
+   */
+  pinnedStartBytes?: number;
 }
 
 export class ReplaySpool {
   private readonly blocks: HeldBlock[] = [];
   private pending: string[] = [];
+  /** The pending lines themselves while they are within the pinned start. */
+  private pendingLines: AnyRecordLine[] = [];
   private pendingBytes = 0;
   private firstR = 0;
   private lastR = 0;
@@ -52,6 +62,11 @@ export class ReplaySpool {
   private parsedBytes = 0;
   private readonly blockBytes: number;
   private readonly cacheBytes: number;
+  private readonly pinnedBytes: number;
+  /** Blocks of the recording's start, parsed, kept for good. */
+  private readonly pinned = new Map<number, AnyRecordLine[]>();
+  /** Text of the blocks before the one being added. */
+  private textBytes = 0;
   /** Measured ms to inflate and parse a line, for a seek's estimate (replay-session.ts); until a block is read, a guess at twice a feed's. */
   readMsPerLine = -1;
   /** Blocks inflated and parsed so far (not those the cache served). */
@@ -63,6 +78,7 @@ export class ReplaySpool {
     const o = typeof opts === "number" ? { blockBytes: opts } : opts;
     this.blockBytes = o.blockBytes ?? DEFAULT_BLOCK_BYTES;
     this.cacheBytes = o.parsedCacheBytes ?? DEFAULT_PARSED_CACHE_BYTES;
+    this.pinnedBytes = o.pinnedStartBytes ?? DEFAULT_PINNED_START_BYTES;
   }
 
   get lines(): number {
@@ -83,6 +99,7 @@ export class ReplaySpool {
     if (this.pending.length === 0) this.firstR = line.r;
     this.lastR = line.r;
     this.pending.push(text);
+    if (this.textBytes + this.pendingBytes < this.pinnedBytes) this.pendingLines.push(line);
     this.pendingBytes += text.length + 1;
     this.count++;
     if (this.pendingBytes >= this.blockBytes) this.seal();
@@ -96,6 +113,8 @@ export class ReplaySpool {
 
   /** Block `i`'s lines, parsed (each block is read whole: the cursor keeps its place). */
   read(i: number): AnyRecordLine[] {
+    const pinned = this.pinned.get(i);
+    if (pinned !== undefined) return pinned;
     const cached = this.parsed.get(i);
     if (cached !== undefined) {
       // Most recently used last.
@@ -125,7 +144,7 @@ export class ReplaySpool {
 
   /** True when block `i` would be read without inflating and parsing it. */
   isParsed(i: number): boolean {
-    return this.parsed.has(i);
+    return this.parsed.has(i) || this.pinned.has(i);
   }
 
   /** Block `i`'s times and line counts. */
@@ -147,8 +166,12 @@ export class ReplaySpool {
 
   private seal(): void {
     const text = this.pending.join("\n");
-    const block: HeldBlock = { firstR: this.firstR, lastR: this.lastR, lines: this.pending.length, start: this.count - this.pending.length, textBytes: this.pendingBytes, data: null, text };
+    const block: HeldBlock = { firstR: this.firstR, lastR: this.lastR, lines: this.pending.length, start: this.count - this.pending.length, textStart: this.textBytes, textBytes: this.pendingBytes, data: null, text };
+    // A block wholly within the pinned start keeps the lines it was given: never parsed again.
+    if (block.textStart + block.textBytes <= this.pinnedBytes) this.pinned.set(this.blocks.length, this.pendingLines);
+    this.pendingLines = [];
     this.blocks.push(block);
+    this.textBytes += this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
     this.bytes += text.length;
