@@ -111,6 +111,20 @@ describe("replay spool", () => {
     expect(pinned.held.blockReads).toBe(0);
   });
 
+  it("re-feeding the lines it keeps parsed, or restoring a point, ends where parsing every line afresh from the first does", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "semscope-spool-")), "run.ndjson");
+    writeFileSync(file, `${recordingLines(300).join("\n")}\n`);
+    // The core is fed the very line objects it was fed before: it must not have changed them.
+    const keeping = await open(file, 1024, { checkpointMinBlocks: 1 });
+    const afresh = await open(file, 1024, { maxCheckpoints: 0, pinnedStartBytes: 0, parsedCacheBytes: 0 });
+    for (const t of [T0 + 280_000, T0 + 20_000, T0 + 150_000, T0 + 5_000, T0 + 290_000, T0 + 60_000, T0 + 2_000]) {
+      keeping.seek(t);
+      afresh.seek(t);
+      expect(where(keeping), `at ${t - T0} ms`).toEqual(where(afresh));
+    }
+    expect(keeping.held.blockReads).toBeLessThan(afresh.held.blockReads / 4);
+  });
+
   it("keeps its restore points within their count and bytes, and seeks right without any", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "semscope-spool-")), "run.ndjson");
     writeFileSync(file, `${recordingLines(300).join("\n")}\n`);
