@@ -1,32 +1,39 @@
 // One replay in a process of its own, so its peak memory is its own: opens the recording as the
-// dashboard's replay does (ReplaySession), then seeks back and forth across it. Prints one JSON
-// line: open and each seek in ms, the restore points it keeps, the heap after the seeks, and the
-// process's peak RSS.
-import { performance } from "node:perf_hooks";
-import { ReplaySession } from "../../main/hub/recording/replay-session.js";
+// dashboard's replay does (ReplaySession), or as the replay before the spool did (`parsed`,
+// parsed-replay.ts), then seeks back and forth across it. Prints one JSON line: open and each seek
+// in ms, the longest event-loop block while opening, the restore points kept, the heap after the
+// seeks, and the process's peak RSS.
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { ReplaySession, type ReplaySessionOptions } from "../../main/hub/recording/replay-session.js";
+import { ParsedReplay } from "./parsed-replay.js";
+import { SEEKS } from "./seeks.js";
 
-const file = process.argv[2];
+const [file, kind = "spool", options = "{}"] = process.argv.slice(2);
 const ms = (t0: number) => Math.round(performance.now() - t0);
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
 const t0 = performance.now();
-const session = await ReplaySession.open(file);
+const replay = kind === "parsed" ? await ParsedReplay.open(file) : await ReplaySession.open(file, JSON.parse(options) as ReplaySessionOptions);
 const open = ms(t0);
-const span = session.to - session.from;
-const seeks: { to: string; ms: number }[] = [];
-for (const f of [0.5, 0.25, 0.75, 0.1, 0.9]) {
+loop.disable();
+const span = replay.to - replay.from;
+const seeks: number[] = [];
+for (const f of SEEKS) {
   const t = performance.now();
-  session.seek(session.from + span * f);
-  seeks.push({ to: `${f * 100}%`, ms: ms(t) });
+  replay.seek(replay.from + span * f);
+  seeks.push(ms(t));
 }
-session.close();
-const held = session.held;
+const held = replay instanceof ReplaySession ? replay.held : undefined;
+if (replay instanceof ReplaySession) replay.close();
 console.log(
   JSON.stringify({
+    kind,
     openMs: open,
+    openBlockMs: Math.round(loop.max / 1e6),
     seeks,
-    checkpoints: held.checkpoints,
-    checkpointMB: Math.round(held.checkpointBytes / 1e6),
-    marks: session.marks.length,
-    lines: session.summary.lines,
+    checkpoints: held?.checkpoints ?? 0,
+    checkpointMB: Math.round((held?.checkpointBytes ?? 0) / 1e6),
+    marks: replay instanceof ReplaySession ? replay.marks.length : replay.marks,
     heapMB: Math.round(process.memoryUsage().heapUsed / 1e6),
     peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
   }),

@@ -2,8 +2,10 @@
 // that records compactly (gzip, recording-writer.ts) for a while; the same lines as plain NDJSON
 // (the headless hub's --record) are the gunzipped file; prints bytes per semaphore-hour of both.
 // (replay) a synthetic recording (synthetic.ts, default 100 semaphores for an hour) opened as the
-// dashboard's replay opens it, in a child process (replay-child.ts): open and seek times, peak RSS.
-// Usage: npm run bench:recording [-- --seconds 120 --parts size,replay --replay-seconds 3600 --replay-semaphores 100]
+// dashboard's replay opens it and as the replay that held every parsed line did (parsed-replay.ts),
+// each in a child process (replay-child.ts), alternated for a few rounds: open and seek times, the
+// longest event-loop block while opening, peak RSS, and same-round ratios.
+// Usage: npm run bench:recording [-- --seconds 120 --parts size,replay --replay-seconds 3600 --replay-semaphores 100 --replay-rounds 4]
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +14,7 @@ import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { startDemo } from "../../agent/demo/fleet.js";
 import { createHub } from "../../main/hub/index.js";
+import { SEEKS } from "./seeks.js";
 import { writeSyntheticRecording } from "./synthetic.js";
 
 const { values } = parseArgs({
@@ -20,6 +23,7 @@ const { values } = parseArgs({
     parts: { type: "string", default: "size,replay" },
     "replay-seconds": { type: "string", default: "3600" },
     "replay-semaphores": { type: "string", default: "100" },
+    "replay-rounds": { type: "string", default: "4" },
   },
 });
 const parts = new Set(values.parts.split(","));
@@ -48,17 +52,54 @@ async function size(): Promise<void> {
   console.log(`gzip (1 s sync flush): ${gz} bytes = ${perSemHour(gz)} bytes per semaphore-hour (${(text.length / gz).toFixed(1)}× smaller)`);
 }
 
+interface ChildResult {
+  openMs: number;
+  openBlockMs: number;
+  seeks: number[];
+  checkpoints: number;
+  checkpointMB: number;
+  marks: number;
+  heapMB: number;
+  peakRssMB: number;
+}
+
+const KINDS = ["parsed", "spool"] as const;
+
 async function replay(): Promise<void> {
   const seconds = Number(values["replay-seconds"]);
   const semaphores = Number(values["replay-semaphores"]);
+  const rounds = Number(values["replay-rounds"]);
   const agents = Math.max(1, Math.round(semaphores / 10));
   const rec = await writeSyntheticRecording(join(dir, "synthetic.ndjson.gz"), agents, Math.round(semaphores / agents), seconds);
   console.log(`replay: ${agents * Math.round(semaphores / agents)} semaphores × ${seconds} s: ${rec.lines} lines, ${(rec.textBytes / 1e6).toFixed(0)} MB of text, ${(rec.fileBytes / 1e6).toFixed(1)} MB gzip`);
-  const out = execFileSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "replay-child.ts"), rec.file], { encoding: "utf8", maxBuffer: 1 << 20 });
-  const r = JSON.parse(out.trim().split("\n").at(-1) as string) as { openMs: number; seeks: { to: string; ms: number }[]; checkpoints: number; checkpointMB: number; marks: number; heapMB: number; peakRssMB: number };
-  console.log(`replay: open ${r.openMs} ms (${r.marks} alerts on the timeline, ${r.checkpoints} restore points of ${r.checkpointMB} MB); seek ${r.seeks.map((s) => `→${s.to} ${s.ms} ms`).join(", ")}`);
-  console.log(`replay: peak RSS ${r.peakRssMB} MB, heap after the seeks ${r.heapMB} MB`);
-  console.log(JSON.stringify({ bench: "recording-replay", semaphores, seconds, textMB: Math.round(rec.textBytes / 1e6), ...r }));
+  const run = (kind: string): ChildResult => {
+    const out = execFileSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "replay-child.ts"), rec.file, kind], { encoding: "utf8", maxBuffer: 1 << 20 });
+    return JSON.parse(out.trim().split("\n").at(-1) as string) as ChildResult;
+  };
+  const results: Record<(typeof KINDS)[number], ChildResult[]> = { parsed: [], spool: [] };
+  for (let r = 0; r < rounds; r++) {
+    // Alternated, each first in turn: a load swing on the shared machine falls on both.
+    for (const kind of r % 2 === 0 ? KINDS : [...KINDS].reverse()) {
+      const got = run(kind);
+      results[kind].push(got);
+      console.log(`round ${r + 1} ${kind}: open ${got.openMs} ms (longest loop block ${got.openBlockMs} ms), seeks ${got.seeks.join(", ")} ms, peak RSS ${got.peakRssMB} MB, ${got.checkpoints} restore points of ${got.checkpointMB} MB`);
+    }
+  }
+  const range = (xs: number[], digits = 0) => {
+    const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
+    return lo === hi ? lo.toFixed(digits) : `${lo.toFixed(digits)}–${hi.toFixed(digits)}`;
+  };
+  const row = (name: string, of: (r: ChildResult) => number, unit: string) => {
+    const ratios = results.spool.map((s, i) => of(s) / Math.max(1, of(results.parsed[i])));
+    console.log(`| ${name} | ${range(results.parsed.map(of))} ${unit} | ${range(results.spool.map(of))} ${unit} | ${range(ratios, 2)} |`);
+  };
+  console.log(`\n${rounds} rounds, same-round ratios (spool ÷ parsed):\n| | parsed | spool | ÷ parsed |\n| --- | ---: | ---: | ---: |`);
+  row("peak RSS", (r) => r.peakRssMB, "MB");
+  row("open", (r) => r.openMs, "ms");
+  row("longest loop block while opening", (r) => r.openBlockMs, "ms");
+  SEEKS.forEach((f, i) => row(`seek → ${f * 100} %`, (r) => r.seeks[i], "ms"));
+  row(`the ${SEEKS.length} seeks`, (r) => r.seeks.reduce((a, b) => a + b, 0), "ms");
+  console.log(JSON.stringify({ bench: "recording-replay", semaphores, seconds, textMB: Math.round(rec.textBytes / 1e6), seeks: SEEKS, ...results }));
 }
 
 try {

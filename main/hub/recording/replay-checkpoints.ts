@@ -1,39 +1,33 @@
 // A replay's restore points: copies of its core's whole state, taken at block starts as the
-// recording is first read (replay-session.ts), so a seek restores the nearest one at or before its
-// time and feeds only the lines after it, not the recording from its first line. Points are spaced
-// by blocks of lines (what a seek then feeds), about maxCheckpoints over the whole file as far as
-// the share of the file read so far tells. Bounded in count and in bytes (each point's larger
-// buffers compressed in zlib's thread pool, so opening does not wait for it; at most MAX_PACKING
-// points wait for it at once): past either bound every other point is dropped and the spacing doubles.
+// recording is first read (replay-session.ts), so a seek can restore the nearest one at or before
+// its time and feed only the lines after it, not the recording from its first line. A point holds
+// its core's buffers (the history rings, most of its bytes) in chunks shared with the point before
+// wherever they did not change (state-copy.ts), so a point costs about what changed since the last,
+// and a restore copies chunks, no more. Points are spaced by blocks of lines (what a seek then
+// feeds), about maxCheckpoints over the whole file as far as the share of the file read so far
+// tells. Bounded in count and in bytes: past either, every other point is dropped and the spacing
+// doubles.
+import { performance } from "node:perf_hooks";
 import type { HubCore } from "../core/hub-core.js";
+import type { FeedPlace } from "./replay-feed.js";
 import { pairClosures, StateCopy, type PackedBuffer } from "./state-copy.js";
 
 /** Where a replay was when a point was taken: the cursor's place and the session's own counters. */
-export interface ReplayPlace {
+export interface ReplayPlace extends FeedPlace {
   /** The spool block the next line starts (replay-spool.ts). */
   readonly block: number;
-  /** Lines fed before it. */
-  readonly position: number;
-  /** The session's clock then. */
-  readonly clock: number;
   /** The highest recorded time (`r`) of the lines fed: a seek to an earlier time cannot use the point. */
   readonly maxR: number;
-  readonly connection: number;
-  readonly skip: number;
 }
 
-interface Checkpoint extends ReplayPlace {
+export interface Checkpoint extends ReplayPlace {
   readonly core: HubCore;
   /** Estimated bytes of its objects, its buffers aside. */
   readonly objects: number;
   readonly packs: readonly PackedBuffer[];
-  packed: boolean;
+  /** Bytes a restore copies: its objects and its buffers unpacked. */
+  readonly size: number;
 }
-
-/** Points whose buffers may be compressing at once (each holds a plain copy until done); the next is compressed at once. */
-const MAX_PACKING = 2;
-
-const pointBytes = (p: Checkpoint) => p.packs.reduce((sum, b) => sum + b.held, p.objects);
 
 export interface CheckpointLimits {
   /** Points kept at most (0: none, every backward seek feeds from the first line). */
@@ -44,19 +38,24 @@ export interface CheckpointLimits {
   maxCheckpointBytes?: number;
 }
 
-export const DEFAULT_MAX_CHECKPOINTS = 16;
+export const DEFAULT_MAX_CHECKPOINTS = 32;
 /** At the default block size, about 1 MiB of recorded text. */
 export const DEFAULT_CHECKPOINT_MIN_BLOCKS = 4;
-export const DEFAULT_MAX_CHECKPOINT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_CHECKPOINT_BYTES = 96 * 1024 * 1024;
 
 export class ReplayCheckpoints {
   private points: Checkpoint[] = [];
   /** Doubles each time the bounds thin the points. */
   private minBlocks: number;
+  /** A restore's ms per byte of its point: from the copies at first, then from each restore. */
+  private msPerByte = 0;
+  private restored = false;
   private readonly max: number;
   private readonly maxBytes: number;
-  private packing = 0;
-  private pending = new Set<Promise<void>>();
+  /** The last point's packed copy of each of the core's buffers, for the next to share chunks with. */
+  private base = new WeakMap<ArrayBufferLike, PackedBuffer>();
+  /** Estimated bytes the points hold together (a chunk shared by several counted once). */
+  bytes = 0;
 
   constructor(limits: CheckpointLimits = {}) {
     this.max = limits.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS;
@@ -68,16 +67,6 @@ export class ReplayCheckpoints {
     return this.points.length;
   }
 
-  /** Estimated bytes the compressed points hold. */
-  get bytes(): number {
-    return this.points.reduce((sum, p) => sum + (p.packed ? pointBytes(p) : 0), 0);
-  }
-
-  /** Resolves once every point taken so far is compressed (and the bounds applied). */
-  async settled(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all(this.pending);
-  }
-
   /**
    * Keeps a copy of `core` at `place` when it is far enough past the last point: `read` (0–1) is
    * the share of the file read so far, for the spacing that gives about maxCheckpoints in all.
@@ -86,19 +75,16 @@ export class ReplayCheckpoints {
     const expected = place.block / Math.max(read, 1e-6);
     const every = Math.max(this.minBlocks, expected / this.max);
     if (place.block - (this.points.at(-1)?.block ?? 0) < every) return;
-    const copy = new StateCopy(undefined, true);
-    const point: Checkpoint = { ...place, core: copy.copy(core), objects: copy.bytes, packs: copy.packs, packed: false };
+    const copy = new StateCopy(undefined, true, this.base);
+    const t0 = performance.now();
+    const saved = copy.copy(core);
+    const size = copy.packs.reduce((sum, b) => sum + b.byteLength, copy.bytes);
+    // A restore copies about as much as the copy did (chunks instead of comparing them).
+    if (!this.restored) this.msPerByte = this.rate(this.msPerByte, (performance.now() - t0) / size);
+    const point: Checkpoint = { ...place, core: saved, objects: copy.bytes, packs: copy.packs, size };
     this.points.push(point);
-    while (this.points.length > this.max) this.thin();
-    const background = this.packing < MAX_PACKING;
-    if (background) this.packing++;
-    const packs = Promise.all(point.packs.map((b) => b.pack(background))).then(() => {
-      if (background) this.packing--;
-      point.packed = true;
-      while (this.bytes > this.maxBytes) this.thin();
-    });
-    this.pending.add(packs);
-    void packs.finally(() => this.pending.delete(packs));
+    this.bytes += copy.packs.reduce((sum, b) => sum + b.fresh, copy.bytes);
+    while (this.points.length > this.max || this.bytes > this.maxBytes) this.thin();
   }
 
   /** The latest point a replay seeking to `t` can start from (every line it holds is at or before `t`). */
@@ -113,9 +99,23 @@ export class ReplayCheckpoints {
     return lo === 0 ? undefined : this.points[lo - 1];
   }
 
+  /** Estimated ms to restore `point`. */
+  restoreMs(point: Checkpoint): number {
+    return point.size * this.msPerByte;
+  }
+
   /** Makes `fresh` (a core built as the saved one was) a copy of the point's core. */
   restore(point: Checkpoint, fresh: HubCore): HubCore {
-    return new StateCopy(pairClosures(point.core, fresh)).into(fresh, point.core);
+    const t0 = performance.now();
+    const core = new StateCopy(pairClosures(point.core, fresh)).into(fresh, point.core);
+    this.msPerByte = this.rate(this.restored ? this.msPerByte : 0, (performance.now() - t0) / point.size);
+    this.restored = true;
+    return core;
+  }
+
+  /** A running estimate: a single slow measure (a GC, a busy machine) moves it only part way. */
+  private rate(was: number, now: number): number {
+    return was === 0 ? now : was + (Math.min(now, 4 * was) - was) * 0.3;
   }
 
   private thin(): void {
@@ -123,10 +123,25 @@ export class ReplayCheckpoints {
       // One point alone is over the bytes: a recording this large seeks from its start.
       this.points = [];
       this.minBlocks = Infinity;
+      this.bytes = 0;
+      this.base = new WeakMap();
       return;
     }
     const last = this.points.at(-1)?.block ?? 0;
     this.points = this.points.filter((_, i) => i % 2 === 1);
     this.minBlocks = Math.max(this.minBlocks * 2, last / Math.max(1, this.points.length));
+    // What the points left hold: each chunk once, however many share it.
+    const chunks = new Set<Uint8Array>();
+    this.bytes = 0;
+    for (const p of this.points) {
+      this.bytes += p.objects;
+      for (const b of p.packs) {
+        for (const c of b.chunks) {
+          if (c === null || chunks.has(c)) continue;
+          chunks.add(c);
+          this.bytes += c.length;
+        }
+      }
+    }
   }
 }

@@ -2,48 +2,37 @@
 // with the hub clock set to the line's time, so the engine and the history (the charts, holders,
 // stacks and alerts) are at each moment what the live hub had. The lines are held compressed in
 // blocks (replay-spool.ts), read forward one block at a time. The cursor moves forward by feeding
-// more lines; backward (or far forward) by restoring the core saved at the nearest earlier restore
-// point (replay-checkpoints.ts, taken as the file is first read) and feeding on from there. The
-// engine is pure on its inputs, so that is exact: what a replay fed from the first line would show.
+// more lines; or from the start, or from the core saved at a restore point (replay-checkpoints.ts,
+// taken as the file is first read), whichever its measured costs say reaches the target soonest.
+// The engine is pure on its inputs, so each is exact: what a replay fed from the first line shows.
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { ThresholdsPatch } from "../../../shared/alerts/index.js";
-import { DEFAULT_MAX_SEMAPHORES } from "../../../shared/history/index.js";
-import { REPLAY_VERSION_SUFFIX, type ReplayMark, type ReplayStatus } from "../../../shared/ui-protocol/index.js";
-import pkg from "../../../package.json" with { type: "json" };
-import { HubCore, type AgentRecord } from "../core/hub-core.js";
+import { performance } from "node:perf_hooks";
+import type { ReplayMark, ReplayStatus } from "../../../shared/ui-protocol/index.js";
+import type { HubCore } from "../core/hub-core.js";
 import type { AnyRecordLine, RangeLine } from "./recording-line.js";
 import { describeStop, readRecording, type ReadLimits, type ReadSummary } from "./recording-reader.js";
-import { ReplayCheckpoints, type CheckpointLimits, type ReplayPlace } from "./replay-checkpoints.js";
-import { ReplaySpool, SpoolCursor } from "./replay-spool.js";
-import { SEGMENT_SUFFIX, type SegmentStart } from "./recording-rolling.js";
+import { ReplayCheckpoints, type Checkpoint, type CheckpointLimits, type ReplayPlace } from "./replay-checkpoints.js";
+import { ReplayFeed, type ReplayCoreOptions } from "./replay-feed.js";
+import { ReplaySpool, SpoolCursor, type SpoolBlock, type SpoolOptions } from "./replay-spool.js";
+import { SEGMENT_SUFFIX } from "./recording-rolling.js";
 import { safeName } from "./recording-name.js";
 import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
-export interface ReplaySessionOptions extends ReadLimits, CheckpointLimits {
-  /** As the live hub's (HubOptions.maxHistories, maxHistoryBytes); the same defaults. */
-  maxHistories?: number;
-  maxHistoryBytes?: number;
-  version?: string;
-  /** Text per block of what the replay holds (replay-spool.ts). */
-  blockBytes?: number;
-}
-
-const HUB_VERSION: string = pkg.version;
+export interface ReplaySessionOptions extends ReadLimits, CheckpointLimits, ReplayCoreOptions, SpoolOptions {}
 
 /** Wall-clock period of a playing cursor's steps. */
 export const PLAY_STEP_MS = 250;
 
 export class ReplaySession {
-  private core!: HubCore;
-  private clock = 0;
+  /** The core and where it is in the recording. */
+  private readonly at: ReplayFeed;
   /** Where the next line comes from; a backward seek starts a fresh one. */
   private reader: SpoolCursor;
-  /** Lines taken from the recording so far, the one being fed included. */
-  private position = 0;
-  private connection = 0;
-  /** Lines of a continued segment's preamble still to skip (recording-rolling.ts). */
-  private skip = 0;
+  /** Measured ms to feed a line to the core, for a seek's estimate. */
+  private feedMsPerLine = 0;
+  /** Ms spent feeding lines as the file was read. */
+  private fedMs = 0;
   private playing = false;
   private speed = 1;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -67,9 +56,10 @@ export class ReplaySession {
     readonly file: string,
     private readonly opts: ReplaySessionOptions,
   ) {
-    this.spool = new ReplaySpool(opts.blockBytes);
+    this.spool = new ReplaySpool(opts);
     this.checkpoints = new ReplayCheckpoints(opts);
     this.reader = new SpoolCursor(this.spool);
+    this.at = new ReplayFeed(opts);
   }
 
   /**
@@ -79,8 +69,8 @@ export class ReplaySession {
   static async open(file: string, opts: ReplaySessionOptions = {}): Promise<ReplaySession> {
     const s = new ReplaySession(file, opts);
     s.summaryRead = await readRecording(file, (line, _n, read) => s.load(line, read), opts);
-    s.spool.finish();
-    await s.checkpoints.settled();
+    s.feedMsPerLine = s.fedMs / Math.max(1, s.spool.lines);
+    await s.spool.finish();
     s.marksSorted = [...(s.markMap ?? new Map<string, ReplayMark>()).values()].sort((x, y) => x.at - y.at);
     s.markMap = null;
     // Opened where the story starts: a saved range's start, else the first alert (the end is
@@ -116,17 +106,17 @@ export class ReplaySession {
   }
 
   /** What the replay holds of the recording: its lines, compressed, in blocks. */
-  get held(): { lines: number; blocks: number; bytes: number; checkpoints: number; checkpointBytes: number } {
-    return { lines: this.spool.lines, blocks: this.spool.blockCount, bytes: this.spool.bytes, checkpoints: this.checkpoints.count, checkpointBytes: this.checkpoints.bytes };
+  get held(): { lines: number; blocks: number; bytes: number; checkpoints: number; checkpointBytes: number; blockReads: number } {
+    return { lines: this.spool.lines, blocks: this.spool.blockCount, bytes: this.spool.bytes, checkpoints: this.checkpoints.count, checkpointBytes: this.checkpoints.bytes, blockReads: this.spool.reads };
   }
 
   /** The core the dashboards read (replaced by a backward seek: listen with onReset). */
   get current(): HubCore {
-    return this.core;
+    return this.at.core;
   }
 
   get cursor(): number {
-    return this.clock;
+    return this.at.clock;
   }
 
   get message(): string | undefined {
@@ -149,7 +139,7 @@ export class ReplaySession {
       name: basename(this.file),
       from: this.from,
       to: this.to,
-      cursor: this.clock,
+      cursor: this.at.clock,
       playing: this.playing,
       speed: this.speed,
       marks: this.marks,
@@ -167,14 +157,12 @@ export class ReplaySession {
   /** Moves the cursor to `t` (clamped to the recording). */
   seek(t: number): void {
     const target = Math.min(this.to, Math.max(this.from, t));
-    const point = this.checkpoints.before(target);
-    if (target < this.clock || (point !== undefined && point.position > this.position)) {
-      if (point === undefined) this.reset();
-      else this.restore(point);
-    }
+    const from = this.startFor(target);
+    if (from === "start") this.reset();
+    else if (from !== "here") this.restore(from);
     this.advanceTo(target);
     // What a seek changed reaches dashboards as a snapshot, not as a delta.
-    this.core.changes.take();
+    this.at.core.changes.take();
     for (const fn of this.resetListeners) fn();
     this.emitStatus();
   }
@@ -209,7 +197,7 @@ export class ReplaySession {
   play(speed = this.speed): void {
     if (!Number.isFinite(speed) || speed < 1 || speed > 60) throw new RangeError("speed must be between 1 and 60");
     this.speed = speed;
-    if (this.clock >= this.to) this.seek(this.from);
+    if (this.at.clock >= this.to) this.seek(this.from);
     this.playing = true;
     if (this.timer === null) {
       this.timer = setInterval(() => this.step(), PLAY_STEP_MS);
@@ -233,8 +221,8 @@ export class ReplaySession {
 
   /** One playing step: the lines of the next PLAY_STEP_MS × speed of recorded time, as deltas. */
   private step(): void {
-    this.advanceTo(Math.min(this.to, this.clock + PLAY_STEP_MS * this.speed));
-    if (this.clock >= this.to) this.pause();
+    this.advanceTo(Math.min(this.to, this.at.clock + PLAY_STEP_MS * this.speed));
+    if (this.at.clock >= this.to) this.pause();
     else this.emitStatus();
   }
 
@@ -242,58 +230,63 @@ export class ReplaySession {
     for (const fn of this.statusListeners) fn();
   }
 
-  private fresh(thresholds: ThresholdsPatch): HubCore {
-    this.connection = 0;
-    return new HubCore({
-      now: () => this.clock,
-      version: `${this.opts.version ?? HUB_VERSION}${REPLAY_VERSION_SUFFIX}`,
-      thresholds,
-      maxHistories: this.opts.maxHistories ?? DEFAULT_MAX_SEMAPHORES,
-      ...(this.opts.maxHistoryBytes !== undefined ? { maxHistoryBytes: this.opts.maxHistoryBytes } : {}),
-      // The recording says when the hub forgot an agent ("forget" lines).
-      forgetAfterMs: 0,
-      recorder: undefined,
-    });
+  /**
+   * Where a seek to `target` starts feeding: here (forward only), the start, or a restore point,
+   * whichever is estimated to take least: lines to feed at the measured feed cost, blocks to read
+   * that are not parsed already at the measured read cost, and a point's measured restore cost.
+   */
+  private startFor(target: number): "here" | "start" | Checkpoint {
+    const spool = this.spool;
+    const last = Math.min(spool.blockAt(target), spool.blockCount - 1);
+    const end = last < 0 ? 0 : (spool.block(last) as SpoolBlock).start + (spool.block(last) as SpoolBlock).lines;
+    const cost = (position: number, block: number) => {
+      let read = 0;
+      for (let i = block; i <= last; i++) if (!spool.isParsed(i)) read += (spool.block(i) as SpoolBlock).lines;
+      return Math.max(0, end - position) * this.feedMsPerLine + read * (spool.readMsPerLine < 0 ? 2 * this.feedMsPerLine : spool.readMsPerLine);
+    };
+    let best: "here" | "start" | Checkpoint = "start";
+    let least = cost(0, 0);
+    if (target >= this.at.clock) {
+      const here = cost(this.at.position, this.reader.nextBlock);
+      if (here <= least) [best, least] = ["here", here];
+    }
+    const point = this.checkpoints.before(target);
+    if (point !== undefined && (best === "start" || point.position > this.at.position)) {
+      const there = this.checkpoints.restoreMs(point) + cost(point.position, point.block);
+      if (there < least) best = point;
+    }
+    return best;
   }
 
   /** Back to the start: a fresh core, the recording read again from its first line. */
   private reset(): void {
-    this.clock = this.from;
-    this.core = this.fresh({});
+    this.at.reset(this.from);
     this.reader = new SpoolCursor(this.spool);
-    this.position = 0;
-    this.skip = 0;
   }
 
   /** To a restore point: a copy of the core saved there, the recording read on from its block. */
-  private restore(point: Parameters<ReplayCheckpoints["restore"]>[0]): void {
-    this.clock = point.clock;
-    this.core = this.checkpoints.restore(point, this.fresh({}));
+  private restore(point: Checkpoint): void {
+    this.at.moveTo(point, this.checkpoints.restore(point, this.at.fresh({})));
     this.reader = new SpoolCursor(this.spool, point.block);
-    this.position = point.position;
-    this.connection = point.connection;
-    this.skip = point.skip;
   }
 
   private advanceTo(t: number): void {
     for (let line = this.reader.peek(); line !== undefined && line.r <= t; line = this.reader.peek()) {
       this.reader.take();
-      this.position++;
-      this.clock = Math.max(this.clock, line.r);
-      this.feed(line);
+      this.at.take(line);
     }
-    this.clock = Math.max(this.clock, t);
+    this.at.clock = Math.max(this.at.clock, t);
   }
 
   /** One line as the file is read: kept, and fed on to the end for the timeline's alerts. */
   private load(line: AnyRecordLine, read: number): void {
+    const at = this.at;
     if (this.first !== null && this.spool.atBlockStart) {
-      const place: ReplayPlace = { block: this.spool.blockCount, position: this.position, clock: this.clock, maxR: this.maxR, connection: this.connection, skip: this.skip };
-      this.checkpoints.offer(place, this.core, read);
+      const place: ReplayPlace = { block: this.spool.blockCount, position: at.position, clock: at.clock, maxR: this.maxR, connection: at.connection, skip: at.skip };
+      this.checkpoints.offer(place, at.core, read);
     }
     this.maxR = Math.max(this.maxR, line.r);
     this.spool.add(line);
-    this.position++;
     if (line.k === "range") {
       this.rangeLine ??= line.p as RangeLine["p"];
     } else {
@@ -301,100 +294,26 @@ export class ReplaySession {
       this.last = line.r;
       if (this.first === null) {
         this.first = line.r;
-        this.clock = line.r;
-        this.core = this.fresh({});
+        const lines = at.position;
+        at.reset(line.r);
+        at.position = lines;
       }
     }
     if (this.first === null) {
       this.headR = Math.max(this.headR, line.r);
+      at.position++;
       return;
     }
-    this.clock = Math.max(this.clock, this.headR, line.r);
-    this.feed(line);
+    at.clock = Math.max(at.clock, this.headR);
+    const t0 = performance.now();
+    at.take(line);
+    this.fedMs += performance.now() - t0;
     const marks = this.markMap as Map<string, ReplayMark>;
-    for (const c of this.core.changes.take().alerts) {
+    for (const c of at.core.changes.take().alerts) {
       const a = c.alert;
-      const at = marks.get(a.id)?.at ?? this.clock;
-      marks.set(a.id, { at, id: a.id, key: a.key, rule: a.rule, severity: a.severity, message: a.message, raisedAt: a.raisedAt, resolvedAt: a.resolvedAt });
+      const when = marks.get(a.id)?.at ?? at.clock;
+      marks.set(a.id, { at: when, id: a.id, key: a.key, rule: a.rule, severity: a.severity, message: a.message, raisedAt: a.raisedAt, resolvedAt: a.resolvedAt });
     }
   }
 
-  /** One line into the core: the call the live hub made when it recorded it. */
-  private feed(line: AnyRecordLine): void {
-    if (this.skip > 0) {
-      this.skip--;
-      return;
-    }
-    const core = this.core;
-    const a = (line as { a?: unknown }).a;
-    const agent = (): AgentRecord | undefined => (typeof a === "string" ? core.agent(a) : undefined);
-    switch (line.k) {
-      case "start": {
-        const p = line.p as SegmentStart;
-        // A continued segment joined after its predecessor only restates what the core has.
-        if (p.continues !== undefined && this.position > 1 && core.registry.agents().length > 0) {
-          this.skip = p.preamble ?? 0;
-          return;
-        }
-        // A new hub run: the live hub started from nothing too.
-        this.core = this.fresh(p.thresholds as unknown as ThresholdsPatch);
-        return;
-      }
-      case "hello":
-        core.hello(++this.connection, line.p as Parameters<HubCore["hello"]>[1]);
-        return;
-      case "register": {
-        const rec = agent();
-        if (rec !== undefined) core.register(rec, line.p as Parameters<HubCore["register"]>[1]);
-        return;
-      }
-      case "samples": {
-        const rec = agent();
-        if (rec !== undefined) core.samples(rec, line.p as Parameters<HubCore["samples"]>[1]);
-        return;
-      }
-      case "events": {
-        const rec = agent();
-        if (rec !== undefined) core.events(rec, line.p as Parameters<HubCore["events"]>[1]);
-        return;
-      }
-      case "flight": {
-        // The ring the agent sent for an alert: attached to it as live (evidence.flight).
-        const rec = agent();
-        if (rec !== undefined) core.flight(rec, line.p as Parameters<HubCore["flight"]>[1]);
-        return;
-      }
-      case "touch": {
-        const rec = agent();
-        if (rec !== undefined) core.touch(rec);
-        return;
-      }
-      case "disconnect": {
-        const rec = agent();
-        if (rec?.owner !== undefined) core.disconnect(rec.owner, rec);
-        return;
-      }
-      case "forget": {
-        const rec = agent();
-        if (rec !== undefined) core.forget(rec, line.r);
-        return;
-      }
-      case "tick":
-        core.tick();
-        return;
-      case "ack":
-        core.acknowledge((line.p as { id: string }).id);
-        return;
-      case "thresholds":
-        try {
-          core.setThresholds(line.p as ThresholdsPatch);
-        } catch {
-          // The live hub refused it too (and recorded nothing); a hand-edited file is skipped here.
-        }
-        return;
-      default:
-        // "range" (the saved range's header) and kinds this hub does not know.
-        return;
-    }
-  }
 }

@@ -1,32 +1,85 @@
 // What a replay holds of its recording: the checked lines again as NDJSON, in blocks compressed
-// one by one, with each block's first and last recorded time and line count. A replay reads
-// forward block by block (one block's parsed lines in memory at a time), so a long recording
-// costs its compressed size, not its parsed objects, and a gzip bomb's repeated lines next to nothing.
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+// one by one (in zlib's thread pool, so reading the file does not wait for it), with each block's
+// first and last recorded time and line count. A replay reads forward block by block, so a long
+// recording costs its compressed size, not its parsed objects, and a gzip bomb's repeated lines
+// next to nothing. The blocks read last stay parsed (a small cache bounded by their text), so
+// seeking a little back, or feeding again from a restore point just behind, reads nothing again.
+import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
+import { performance } from "node:perf_hooks";
 import type { AnyRecordLine } from "./recording-line.js";
 
 /** Text per block: small enough to parse at once, large enough to compress well. */
 export const DEFAULT_BLOCK_BYTES = 256 * 1024;
+/** Text of the parsed blocks kept at most: about 2 % of an hour of 100 semaphores. */
+export const DEFAULT_PARSED_CACHE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_PINNED_START_BYTES = 16 * 1024 * 1024;
+/** Blocks compressing in the thread pool at once; the next is compressed at once. */
+const MAX_COMPRESSING = 4;
 
 export interface SpoolBlock {
   /** Recorded time (`r`) of the block's first and last lines. */
   readonly firstR: number;
   readonly lastR: number;
   readonly lines: number;
-  readonly data: Buffer;
+  /** Lines in the blocks before it. */
+  readonly start: number;
+  /** Text in the blocks before it. */
+  readonly textStart: number;
+  readonly textBytes: number;
+}
+
+interface HeldBlock extends SpoolBlock {
+  /** Compressed text, once compressed. */
+  data: Buffer | null;
+  /** The text until it is compressed. */
+  text: string | null;
+}
+
+export interface SpoolOptions {
+  blockBytes?: number;
+  /** Text of the parsed blocks kept (0: none). */
+  parsedCacheBytes?: number;
+  /**
+   * Text at the start of the recording whose lines stay parsed, as the reader gave them: a seek
+   * back near the start then only feeds, as a replay holding every parsed line does (0: none).
+   */
+  pinnedStartBytes?: number;
 }
 
 export class ReplaySpool {
-  private readonly blocks: SpoolBlock[] = [];
+  private readonly blocks: HeldBlock[] = [];
   private pending: string[] = [];
+  /** The pending lines themselves while they are within the pinned start. */
+  private pendingLines: AnyRecordLine[] = [];
   private pendingBytes = 0;
   private firstR = 0;
   private lastR = 0;
   private count = 0;
-  /** Compressed bytes held. */
+  private compressing = 0;
+  private readonly compressed = new Set<Promise<void>>();
+  /** The blocks read last, parsed, oldest first (a Map keeps insertion order). */
+  private readonly parsed = new Map<number, AnyRecordLine[]>();
+  private parsedBytes = 0;
+  private readonly blockBytes: number;
+  private readonly cacheBytes: number;
+  private readonly pinnedBytes: number;
+  /** Blocks of the recording's start, parsed, kept for good. */
+  private readonly pinned = new Map<number, AnyRecordLine[]>();
+  /** Text of the blocks before the one being added. */
+  private textBytes = 0;
+  /** Measured ms to inflate and parse a line, for a seek's estimate (replay-session.ts); until a block is read, a guess at twice a feed's. */
+  readMsPerLine = -1;
+  /** Blocks inflated and parsed so far (not those the cache served). */
+  reads = 0;
+  /** Compressed bytes held (text not yet compressed counted as it is). */
   bytes = 0;
 
-  constructor(private readonly blockBytes = DEFAULT_BLOCK_BYTES) {}
+  constructor(opts: SpoolOptions | number = {}) {
+    const o = typeof opts === "number" ? { blockBytes: opts } : opts;
+    this.blockBytes = o.blockBytes ?? DEFAULT_BLOCK_BYTES;
+    this.cacheBytes = o.parsedCacheBytes ?? DEFAULT_PARSED_CACHE_BYTES;
+    this.pinnedBytes = o.pinnedStartBytes ?? DEFAULT_PINNED_START_BYTES;
+  }
 
   get lines(): number {
     return this.count;
@@ -46,38 +99,103 @@ export class ReplaySpool {
     if (this.pending.length === 0) this.firstR = line.r;
     this.lastR = line.r;
     this.pending.push(text);
+    if (this.textBytes + this.pendingBytes < this.pinnedBytes) this.pendingLines.push(line);
     this.pendingBytes += text.length + 1;
     this.count++;
     if (this.pendingBytes >= this.blockBytes) this.seal();
   }
 
-  /** Compresses the last, partial block: call once every line is added. */
-  finish(): void {
+  /** Seals the last, partial block (call once every line is added); resolves once every block is compressed. */
+  async finish(): Promise<void> {
     if (this.pending.length > 0) this.seal();
+    while (this.compressed.size > 0) await Promise.all(this.compressed);
   }
 
   /** Block `i`'s lines, parsed (each block is read whole: the cursor keeps its place). */
   read(i: number): AnyRecordLine[] {
+    const pinned = this.pinned.get(i);
+    if (pinned !== undefined) return pinned;
+    const cached = this.parsed.get(i);
+    if (cached !== undefined) {
+      // Most recently used last.
+      this.parsed.delete(i);
+      this.parsed.set(i, cached);
+      return cached;
+    }
     const block = this.blocks[i];
     if (block === undefined) return [];
-    return inflateRawSync(block.data)
-      .toString("utf8")
-      .split("\n")
-      .map((l) => JSON.parse(l) as AnyRecordLine);
+    const t0 = performance.now();
+    const text = block.text ?? inflateRawSync(block.data as Buffer).toString("utf8");
+    const lines = text.split("\n").map((l) => JSON.parse(l) as AnyRecordLine);
+    const ms = (performance.now() - t0) / Math.max(1, lines.length);
+    this.readMsPerLine = this.readMsPerLine < 0 ? ms : this.readMsPerLine + (ms - this.readMsPerLine) * 0.3;
+    this.reads++;
+    if (block.textBytes <= this.cacheBytes) {
+      this.parsed.set(i, lines);
+      this.parsedBytes += block.textBytes;
+      for (const j of this.parsed.keys()) {
+        if (this.parsedBytes <= this.cacheBytes) break;
+        this.parsed.delete(j);
+        this.parsedBytes -= this.blocks[j].textBytes;
+      }
+    }
+    return lines;
   }
 
-  /** Block `i`'s times and line count. */
-  block(i: number): Omit<SpoolBlock, "data"> | undefined {
+  /** True when block `i` would be read without inflating and parsing it. */
+  isParsed(i: number): boolean {
+    return this.parsed.has(i) || this.pinned.has(i);
+  }
+
+  /** Block `i`'s times and line counts. */
+  block(i: number): SpoolBlock | undefined {
     return this.blocks[i];
   }
 
+  /** The first block whose last line is at or after `t` (blockCount when none is). */
+  blockAt(t: number): number {
+    let lo = 0;
+    let hi = this.blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.blocks[mid].lastR < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   private seal(): void {
-    // Level 1: a replay opens sooner, for a few percent more memory than level 6.
-    const data = deflateRawSync(this.pending.join("\n"), { level: 1 });
-    this.blocks.push({ firstR: this.firstR, lastR: this.lastR, lines: this.pending.length, data });
-    this.bytes += data.length;
+    const text = this.pending.join("\n");
+    const block: HeldBlock = { firstR: this.firstR, lastR: this.lastR, lines: this.pending.length, start: this.count - this.pending.length, textStart: this.textBytes, textBytes: this.pendingBytes, data: null, text };
+    // A block wholly within the pinned start keeps the lines it was given: never parsed again.
+    if (block.textStart + block.textBytes <= this.pinnedBytes) this.pinned.set(this.blocks.length, this.pendingLines);
+    this.pendingLines = [];
+    this.blocks.push(block);
+    this.textBytes += this.pendingBytes;
     this.pending = [];
     this.pendingBytes = 0;
+    this.bytes += text.length;
+    // Level 1: a replay opens sooner, for a few percent more memory than level 6.
+    const done = (data: Buffer) => {
+      block.data = data;
+      block.text = null;
+      this.bytes += data.length - text.length;
+    };
+    if (this.compressing >= MAX_COMPRESSING) {
+      done(deflateRawSync(text, { level: 1 }));
+      return;
+    }
+    this.compressing++;
+    const p = new Promise<void>((resolve) =>
+      deflateRaw(text, { level: 1 }, (err, data) => {
+        this.compressing--;
+        // A failure keeps the text: the replay still works, holding more.
+        if (err === null) done(data);
+        resolve();
+      }),
+    );
+    this.compressed.add(p);
+    void p.finally(() => this.compressed.delete(p));
   }
 }
 
@@ -101,6 +219,11 @@ export class SpoolCursor {
       this.i = 0;
     }
     return this.lines[this.i];
+  }
+
+  /** The next block it reads (the lines of the one before are in hand). */
+  get nextBlock(): number {
+    return this.block;
   }
 
   take(): AnyRecordLine | undefined {

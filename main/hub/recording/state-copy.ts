@@ -1,9 +1,9 @@
 // A deep copy of an object graph that keeps what plain cloning loses: each object's class
 // (prototype), shared references and cycles, typed-array views over one buffer. Strings, functions
 // and frozen objects are shared, not copied (none can change). Counts roughly the bytes it made,
-// for a caller that must bound what it keeps. A copy made to be kept (`pack`) can have its larger
-// buffers compressed, off the main thread; a copy of that copy unpacks them.
-import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
+// for a caller that must bound what it keeps. A copy made to be kept (`pack`) holds its larger
+// buffers in chunks, sharing each chunk that did not change since the copy it is told of (`base`)
+// and holding none for zeros; a copy of that copy puts them together again.
 
 /** Types a copy would silently get wrong (internal state it cannot reach): refused instead. */
 const REFUSED = [Promise, WeakMap, WeakSet, WeakRef] as const;
@@ -11,47 +11,47 @@ const REFUSED = [Promise, WeakMap, WeakSet, WeakRef] as const;
 type View = ArrayBufferView & { length?: number };
 type ViewConstructor = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => ArrayBufferView;
 
-/** Buffers smaller than this are kept as they are: compressing them saves next to nothing. */
+/** Buffers smaller than this are kept as they are: one chunk. */
 const PACK_MIN_BYTES = 4096;
+/** History rings change a few places at a time: small chunks share most of a ring between copies. */
+export const CHUNK_BYTES = 4096;
 
-/** A buffer of a packed copy: a plain copy until packed, then compressed (history rings compress about 4×). */
+const ZEROS = new Uint8Array(CHUNK_BYTES);
+const isZero = (c: Uint8Array): boolean => Buffer.compare(c, ZEROS.subarray(0, c.length)) === 0;
+
+/** A buffer of a packed copy: its chunks, null for zeros, each shared with the base copy's where equal. */
 export class PackedBuffer {
-  private data: Buffer | null = null;
-
-  constructor(
-    private raw: Uint8Array | null,
+  private constructor(
+    readonly chunks: readonly (Uint8Array | null)[],
     readonly byteLength: number,
     readonly shared: boolean,
+    /** Bytes of the chunks it holds that its base did not. */
+    readonly fresh: number,
   ) {}
 
-  /** Bytes it holds now. */
-  get held(): number {
-    return this.data?.length ?? this.byteLength;
-  }
-
-  /** Compresses it (in zlib's thread pool when `background`); a failure keeps the plain copy. */
-  pack(background: boolean): Promise<void> {
-    const raw = this.raw;
-    if (raw === null) return Promise.resolve();
-    const done = (data: Buffer) => {
-      this.data = data;
-      this.raw = null;
-    };
-    if (!background) {
-      done(deflateRawSync(raw, { level: 1 }));
-      return Promise.resolve();
+  static of(data: Uint8Array, shared: boolean, base?: PackedBuffer): PackedBuffer {
+    const same = base !== undefined && base.byteLength === data.byteLength ? base.chunks : undefined;
+    const chunks: (Uint8Array | null)[] = [];
+    let fresh = 0;
+    for (let at = 0; at < data.byteLength; at += CHUNK_BYTES) {
+      const c = data.subarray(at, at + CHUNK_BYTES);
+      const was = same?.[chunks.length];
+      if (was === null ? isZero(c) : was !== undefined && Buffer.compare(was, c) === 0) {
+        chunks.push(was as Uint8Array | null);
+      } else if (isZero(c)) {
+        chunks.push(null);
+      } else {
+        chunks.push(c.slice());
+        fresh += c.length;
+      }
     }
-    return new Promise((resolve) =>
-      deflateRaw(raw, { level: 1 }, (err, data) => {
-        if (err === null) done(data);
-        resolve();
-      }),
-    );
+    return new PackedBuffer(chunks, data.byteLength, shared, fresh);
   }
 
   unpack(): ArrayBufferLike {
     const out = this.shared ? new SharedArrayBuffer(this.byteLength) : new ArrayBuffer(this.byteLength);
-    new Uint8Array(out).set(this.data === null ? (this.raw as Uint8Array) : inflateRawSync(this.data));
+    const bytes = new Uint8Array(out);
+    this.chunks.forEach((c, i) => c !== null && bytes.set(c, i * CHUNK_BYTES));
     return out;
   }
 }
@@ -69,17 +69,19 @@ class PackedView {
 export class StateCopy {
   /** Estimated bytes of the objects made so far (heap object sizes, approximate), packed buffers aside. */
   bytes = 0;
-  /** With `pack`: the buffers to compress (PackedBuffer.pack). */
+  /** With `pack`: the buffers packed. */
   readonly packs: PackedBuffer[] = [];
 
   /**
    * `memo` maps an original to its copy: preset it to have a value replaced wherever it is met.
-   * `pack`: the larger buffers become PackedBuffers, listed in `packs` to be compressed (a copy
-   * to keep, not to use: copy it again to use it).
+   * `pack`: the larger buffers become PackedBuffers, listed in `packs` (a copy to keep, not to
+   * use: copy it again to use it), each sharing what it can with `base`'s packed copy of the same
+   * original buffer; `base` then maps each original to this copy's.
    */
   constructor(
     private readonly memo = new Map<unknown, unknown>(),
     private readonly pack = false,
+    private readonly base?: WeakMap<ArrayBufferLike, PackedBuffer>,
   ) {}
 
   copy<T>(value: T): T {
@@ -105,9 +107,10 @@ export class StateCopy {
     if (v instanceof ArrayBuffer || shared) {
       const buffer = v as ArrayBufferLike;
       if (this.pack && buffer.byteLength >= PACK_MIN_BYTES) {
-        const packed = new PackedBuffer(new Uint8Array(buffer).slice(), buffer.byteLength, shared);
+        const packed = PackedBuffer.of(new Uint8Array(buffer), shared, this.base?.get(buffer));
+        this.base?.set(buffer, packed);
         this.packs.push(packed);
-        return this.keep(v, packed, 64);
+        return this.keep(v, packed, 64 + 8 * packed.chunks.length);
       }
       const out = shared ? new SharedArrayBuffer(buffer.byteLength) : new ArrayBuffer(buffer.byteLength);
       new Uint8Array(out).set(new Uint8Array(buffer));

@@ -88,10 +88,48 @@ describe("replay spool", () => {
     }
   });
 
+  it("seeks back through the blocks it read last, or its pinned start, without reading them again, to where a fresh feed is", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "semscope-spool-")), "run.ndjson");
+    writeFileSync(file, `${recordingLines(300).join("\n")}\n`);
+    // No restore points: a seek back feeds from the first line, through blocks read before.
+    const cached = await open(file, 1024, { maxCheckpoints: 0, pinnedStartBytes: 0 });
+    const uncached = await open(file, 1024, { maxCheckpoints: 0, pinnedStartBytes: 0, parsedCacheBytes: 0 });
+    // The whole file within the pinned start: its lines stay as the reader gave them, none read again.
+    const pinned = await open(file, 1024, { maxCheckpoints: 0, parsedCacheBytes: 0 });
+    const straight = await open(file);
+    for (const s of [cached, uncached, pinned]) s.seek(T0 + 200_000);
+    const reads = [cached.held.blockReads, uncached.held.blockReads];
+    for (const t of [T0 + 199_000, T0 + 120_500, T0 + 200_000]) {
+      straight.seek(t);
+      for (const s of [cached, uncached, pinned]) {
+        s.seek(t);
+        expect(where(s), `at ${t - T0} ms`).toEqual(where(straight));
+      }
+    }
+    expect(cached.held.blockReads).toBe(reads[0]);
+    expect(uncached.held.blockReads).toBeGreaterThan(reads[1] + 100);
+    expect(pinned.held.blockReads).toBe(0);
+  });
+
+  it("re-feeding the lines it keeps parsed, or restoring a point, ends where parsing every line afresh from the first does", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "semscope-spool-")), "run.ndjson");
+    writeFileSync(file, `${recordingLines(300).join("\n")}\n`);
+    // The core is fed the very line objects it was fed before: it must not have changed them.
+    const keeping = await open(file, 1024, { checkpointMinBlocks: 1 });
+    const afresh = await open(file, 1024, { maxCheckpoints: 0, pinnedStartBytes: 0, parsedCacheBytes: 0 });
+    for (const t of [T0 + 280_000, T0 + 20_000, T0 + 150_000, T0 + 5_000, T0 + 290_000, T0 + 60_000, T0 + 2_000]) {
+      keeping.seek(t);
+      afresh.seek(t);
+      expect(where(keeping), `at ${t - T0} ms`).toEqual(where(afresh));
+    }
+    expect(keeping.held.blockReads).toBeLessThan(afresh.held.blockReads / 4);
+  });
+
   it("keeps its restore points within their count and bytes, and seeks right without any", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "semscope-spool-")), "run.ndjson");
     writeFileSync(file, `${recordingLines(300).join("\n")}\n`);
     const few = await open(file, 1024, { checkpointMinBlocks: 1, maxCheckpoints: 5 });
+
     expect(few.held.blocks).toBeGreaterThan(100);
     expect(few.held.checkpoints).toBeGreaterThanOrEqual(3);
     expect(few.held.checkpoints).toBeLessThanOrEqual(5);

@@ -1,8 +1,8 @@
 // The copy a replay's restore points are made of (state-copy.ts): independent of the original,
-// with its classes, shared references, cycles and views over one buffer kept, packed and unpacked
+// with its classes, shared references, cycles and views over one buffer kept, packed (in chunks shared with an earlier copy) and unpacked
 // back to the same values, and its closures pointed at a fresh object's state.
 import { describe, expect, it } from "vitest";
-import { pairClosures, StateCopy } from "../../../../main/hub/recording/state-copy.js";
+import { CHUNK_BYTES, pairClosures, StateCopy, type PackedBuffer } from "../../../../main/hub/recording/state-copy.js";
 
 class Ring {
   readonly buffer = new ArrayBuffer(64 * 1024);
@@ -45,18 +45,32 @@ describe("state copy", () => {
     expect([...r.seen]).toEqual(["x"]);
   });
 
-  it("packs its buffers (compressed) and unpacks them to the same values", async () => {
+  it("packs its buffers in chunks shared with an earlier copy's where unchanged, and unpacks them to the same values", () => {
     const r = filled();
-    const keep = new StateCopy(undefined, true);
-    const kept = keep.copy(r);
-    expect(keep.packs).toHaveLength(1);
-    await Promise.all(keep.packs.map((p) => p.pack(true)));
-    expect(keep.packs[0].held).toBeLessThan(r.buffer.byteLength / 4);
+    const base = new WeakMap<ArrayBufferLike, PackedBuffer>();
+    const first = new StateCopy(undefined, true, base);
+    const kept = first.copy(r);
+    expect(first.packs).toHaveLength(1);
     r.a[1] = 999;
+    const second = new StateCopy(undefined, true, base);
+    const later = second.copy(r);
+    // One chunk changed: the second copy holds that one alone and shares the rest.
+    expect(second.packs[0].fresh).toBe(CHUNK_BYTES);
+    expect(second.packs[0].chunks.filter((c, i) => c !== first.packs[0].chunks[i])).toHaveLength(1);
+    r.a[2] = 5;
     const back = new StateCopy().copy(kept);
     expect(back.a[1]).toBe(1);
     expect(back.b.buffer).toBe(back.buffer);
     expect(back.total()).toBe(filled().total());
+    const backLater = new StateCopy().copy(later);
+    expect(backLater.a[1]).toBe(999);
+    expect(backLater.a[2]).toBe(filled().a[2]);
+    // Zeros are held as nothing, and come back as zeros.
+    const empty = new StateCopy(undefined, true);
+    const blank = empty.copy(new Ring());
+    expect(empty.packs[0].fresh).toBe(0);
+    expect(empty.packs[0].chunks.every((c) => c === null)).toBe(true);
+    expect(new StateCopy().copy(blank).total()).toBe(0);
   });
 
   it("points a copy's closures at the object it is copied into, and refuses what it cannot copy", () => {
