@@ -33,10 +33,13 @@ describe("fleet rows of a shared budget", () => {
     const rotating = { budget: 2, replicas: 3, reachable: true };
     const [row] = fleetRows([entry], [
       item("a", 1, { ...rotating, target: 1 }),
-      item("b", 0, { ...rotating, target: 0 }),
+      { ...item("b", 0, { ...rotating, target: 0 }), status: "saturated" },
       item("c", 1, { ...rotating, target: 1 }),
     ]);
     expect(row.waitingTurn).toBe(1);
+    // Its cap of 0 saturates it by design: the fleet is not in trouble for it.
+    expect(row.status).toBe("ok");
+    expect(row.troubled).toBe(0);
     expect(row.shares?.map((s) => s.waiting)).toEqual([false, true, false]);
     expect(sharesTitle(2, row.shares!)).toContain("b: 0 — waiting for its turn (the permits rotate)");
     const [none] = fleetRows([entry], [item("a", 0, { budget: 0, replicas: 2, target: 0, reachable: true }), item("b", 0, { budget: 0, replicas: 2, target: 0, reachable: true })]);

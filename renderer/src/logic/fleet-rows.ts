@@ -66,14 +66,17 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
     let waitingTurn = 0;
     const shares: ReplicaShare[] = [];
     for (const m of list) {
+      let mStatus = m.status;
       if (m.share !== undefined && m.connected) {
         const waiting = waitingForTurn(m.share);
         if (waiting) waitingTurn++;
+        // Out of its turn its cap is 0 by design: that is not the fleet saturated.
+        if (waiting && mStatus === "saturated") mStatus = "ok";
         shares.push({ instance: m.instance, cap: m.cap, target: m.share.target, replicas: m.share.replicas, reachable: m.share.reachable, waiting });
       }
       if (m.connected) opening += m.opening;
-      status = worstStatus(status, m.status);
-      if (m.status !== "ok") troubled++;
+      status = worstStatus(status, mStatus);
+      if (mStatus !== "ok") troubled++;
       if (m.oldestWaitMs > oldest) oldest = m.oldestWaitMs;
       kind ||= m.kind;
       if (m.t !== null && (latest === null || m.t > latest)) latest = m.t;
