@@ -3,33 +3,21 @@
 // labelled "waiting for its turn" wherever it shows (its row, its detail view, the fleet's row and
 // the fleet detail's replicas), so its 0 does not read as a leak or a dead replica.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHub, type Hub } from "../../../main/hub/index.js";
+import type { Hub } from "../../../main/hub/index.js";
 import type { HubState } from "../../../shared/protocol/types.js";
-import { buildRenderer, launchBrowser, until, type Browser } from "../browser.js";
-import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
-import { cleanupAll, onCleanup } from "../stream/harness.js";
-import { startReplica, type Replica } from "./harness.js";
+import { until, type Browser } from "../browser.js";
+import { cleanupAll } from "../stream/harness.js";
+import { startShareDashboard } from "./dashboard-rig.js";
 
 const SERVICE = "share-turn-ui";
 // One turn outlasts the test: the replica out of turn stays the same throughout.
 const TURN_MS = 3_600_000;
 
-let redis: RedisServer;
 let hub: Hub;
 let browser: Browser;
-let replicas: Replica[];
 
 beforeAll(async () => {
-  const built = await buildRenderer();
-  onCleanup(built.remove);
-  redis = await startRedis();
-  onCleanup(() => redis.stop());
-  hub = await createHub({ port: 0, staticDir: built.dir, log: () => undefined });
-  onCleanup(() => hub.close());
-  const cfg = { hubUrl: hub.url, redisUrl: redis.url, service: SERVICE, budget: 2, leaseMs: 1000, heartbeatMs: 200, intervalMs: 250, turnMs: TURN_MS };
-  replicas = await Promise.all(["t1", "t2", "t3"].map((i) => startReplica(cfg, i)));
-  browser = await launchBrowser();
-  onCleanup(() => browser.close());
+  ({ hub, browser } = await startShareDashboard({ service: SERVICE, budget: 2, leaseMs: 1000, heartbeatMs: 200, intervalMs: 250, turnMs: TURN_MS }, ["t1", "t2", "t3"]));
 }, 120_000);
 afterAll(cleanupAll);
 
