@@ -2,6 +2,7 @@
 // browser), connect to /ui, and render. The store and client live outside React.
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
+import { isReplayVersion } from "../../shared/ui-protocol/replay.js";
 import "./app/theme.css";
 import "./app/app.css";
 import "./app/widgets.css";
@@ -18,6 +19,7 @@ import { resolveHubTarget } from "./data/hub-target.js";
 import { MuteStore } from "./data/mute-store.js";
 import { UiClient } from "./data/ui-client.js";
 import { DetailFeed } from "./data/detail-feed.js";
+import { setUtcClock } from "./logic/format.js";
 import { HOME, parseRoute } from "./logic/route.js";
 import { DEFAULT_WINDOW, windowMs } from "./logic/time-window.js";
 
@@ -44,6 +46,8 @@ async function main(): Promise<void> {
   };
   // For the benchmark and for poking at it from the devtools console.
   (window as unknown as { __semscope: unknown }).__semscope = { store, frameStats };
+  // Subscribed before any view: a replay's times are in UTC from its first render on.
+  store.subscribe("structure", () => setUtcClock(isReplayVersion(store.hub?.version)));
   client.start();
   // Registered before React's own listener: a detail view's history is on its way while React renders it.
   window.addEventListener("hashchange", () => {

@@ -32,6 +32,8 @@ export const UI_LIMITS = {
   maxBufferedPackets: 64,
   /** Columns in one history:get (all of them); the tiers bound the points (900 at 1 s, 1 441 at 1 m). */
   maxColumns: 32,
+  /** Limit changes in one fleet window (its members' newest). */
+  fleetLimitChanges: 256,
 } as const;
 
 /**
@@ -147,11 +149,15 @@ export type UiWindow = {
   /** Fleet windows only: replicas that contributed to each point. */
   replicas?: number[];
   /**
-   * A semaphore's window only, optional addition: its adaptive limit's changes within the window,
-   * oldest first, each with its reason (the hub keeps the last 64); absent when there are none.
+   * Optional addition: the adaptive limit's changes within the window, oldest first, each with its
+   * reason (the hub keeps the last 64 per semaphore); absent when there are none. A fleet window
+   * has its members' (the newest UI_LIMITS.fleetLimitChanges), each naming its `instance`.
    */
-  limitChanges?: SampleLimit[];
+  limitChanges?: UiLimitChange[];
 } & { [K in WindowColumn]?: number[] };
+
+/** A change of an adaptive limit in a window: in a fleet's window, with the replica it was made on. */
+export type UiLimitChange = SampleLimit & { instance?: string };
 
 export interface UiHistoryRequest {
   key: string;

@@ -45,8 +45,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** One headless Chromium with a throwaway profile, and its first page. */
-export async function launchBrowser(viewport = { width: 1440, height: 900 }): Promise<Browser> {
+/** One headless Chromium with a throwaway profile, and its first page; in the time zone `timezoneId` when given. */
+export async function launchBrowser(viewport = { width: 1440, height: 900 }, timezoneId?: string): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium fonts-liberation, or set CHROMIUM_PATH`);
   const profile = mkdtempSync(join(tmpdir(), "semscope-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -55,6 +55,7 @@ export async function launchBrowser(viewport = { width: 1440, height: 900 }): Pr
     args: CHROMIUM_ARGS,
     viewport,
     colorScheme: "light",
+    ...(timezoneId !== undefined ? { timezoneId } : {}),
   });
   // Functions handed to page.evaluate are compiled by tsx (esbuild, keepNames), which may wrap
   // named inner functions in __name(): give the page a no-op one.

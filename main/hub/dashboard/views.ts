@@ -7,6 +7,7 @@ import {
   UI_LIMITS,
   type Sparkline,
   type UiFleetEntry,
+  type UiLimitChange,
   type UiSample,
   type UiSemaphore,
   type UiSemaphoreConfig,
@@ -60,11 +61,17 @@ function limitChangesIn(core: HubCore, key: string, from: number, to: number): S
   return all === undefined ? [] : all.filter((c) => c.t >= from && c.t <= to);
 }
 
+/** The members' limit changes within [from, to], each naming its instance: oldest first, the newest UI_LIMITS.fleetLimitChanges. */
+function fleetLimitChangesIn(core: HubCore, members: readonly SemaphoreState[], from: number, to: number): UiLimitChange[] {
+  const out: UiLimitChange[] = [];
+  for (const m of members) for (const c of limitChangesIn(core, m.key, from, to)) out.push({ ...c, instance: m.instance });
+  out.sort((a, b) => a.t - b.t);
+  return out.length > UI_LIMITS.fleetLimitChanges ? out.slice(out.length - UI_LIMITS.fleetLimitChanges) : out;
+}
+
 export function fleetHistoryView(core: HubCore, service: string, name: string, q: WindowQuery): ViewResult<{ key: string; window: UiWindow }> {
-  const keys = core.registry
-    .semaphores()
-    .filter((s) => s.service === service && s.name === name)
-    .map((s) => s.key);
+  const members = core.registry.semaphores().filter((s) => s.service === service && s.name === name);
+  const keys = members.map((s) => s.key);
   if (keys.length === 0) return { ok: false, error: `no semaphores named ${name} in ${service}`, status: 404 };
   let latest: number | null = null;
   for (const k of keys) {
@@ -74,7 +81,10 @@ export function fleetHistoryView(core: HubCore, service: string, name: string, q
   const r = range(q, latest, core.now(), intervalOf(core, keys[0]));
   if (!r.ok) return r;
   const win = core.history.fleetWindow(keys, r.value.tier, r.value.from, r.value.to);
-  return { ok: true, value: { key: fleetKey(service, name), window: toUiWindow(win, q.columns) } };
+  const window = toUiWindow(win, q.columns);
+  const changes = fleetLimitChangesIn(core, members, r.value.from, r.value.to);
+  if (changes.length > 0) window.limitChanges = changes;
+  return { ok: true, value: { key: fleetKey(service, name), window } };
 }
 
 function intervalOf(core: HubCore, key: string): number {

@@ -7,7 +7,7 @@ import type { Alert } from "../../../shared/protocol/types.js";
 import { useApp, useChannel, useMutesVersion } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
 import { compareAlerts, RULE_LABEL } from "../logic/alert-target.js";
-import { fmtAgo, fmtWhen } from "../logic/format.js";
+import { fmtAgo, fmtUtc, fmtWhen } from "../logic/format.js";
 import type { AlertsTab } from "../logic/route.js";
 import { useReplayClient } from "../replay/replay-bar.js";
 import { openAlert, targetLabel } from "./alert-actions.js";
@@ -133,7 +133,7 @@ export function AlertsView({ tab = "active", selectedId }: { tab?: AlertsTab; se
                     <div className="alert-msg">{a.message}</div>
                   </div>
                   <div className="alert-meta">
-                    <span className="mono small" title={new Date(a.raisedAt).toLocaleString()}>
+                    <span className="mono small" title={replay === null ? new Date(a.raisedAt).toLocaleString() : fmtUtc(a.raisedAt)}>
                       {fmtWhen(a.raisedAt, now)}
                     </span>
                     <span className="muted small" data-testid={a.resolvedAt === null ? undefined : "resolved-tag"}>{a.resolvedAt === null ? fmtAgo(a.raisedAt, now) : "resolved"}</span>

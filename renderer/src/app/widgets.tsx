@@ -1,8 +1,10 @@
 // Small presentational pieces shared by the views: status badges, utilization bars, icons.
 import type { ReactNode } from "react";
 import { RULE_LABEL } from "../logic/alert-target.js";
-import { fmtPct } from "../logic/format.js";
+import { fmtCount, fmtPct } from "../logic/format.js";
 import type { RowAlerts } from "../logic/row-alerts.js";
+import { turnTitle } from "../logic/share-turn.js";
+import type { SampleShare } from "../../../shared/protocol/types.js";
 import { STATUS_LABEL, utilizationLevel, type DisplayStatus } from "../logic/status.js";
 
 export function StatusBadge({ status, title }: { status: DisplayStatus; title?: string }) {
@@ -40,6 +42,25 @@ export function RowStatus({ status, alerts }: { status: DisplayStatus; alerts: R
 
 export function StatusDot({ status }: { status: DisplayStatus }) {
   return <span className={`dot status-${status}`} title={STATUS_LABEL[status]} />;
+}
+
+/** "2 opening": connections a pool is opening for its waiters (Sample.opening); nothing at 0. */
+export function Opening({ n }: { n: number }) {
+  if (!(n > 0)) return null;
+  return (
+    <span className="opening small" data-testid="opening" title="Connections the pool is opening for its waiters: counted in neither in use nor waiters">
+      {fmtCount(n)} opening
+    </span>
+  );
+}
+
+/** A replica on its rotation's off turn (logic/share-turn.ts). */
+export function TurnWait({ share }: { share: SampleShare }) {
+  return (
+    <span className="tag tag-muted turn-wait" data-testid="turn-wait" title={turnTitle(share)}>
+      waiting for its turn
+    </span>
+  );
 }
 
 /** inUse against cap (and a budget mark when one applies). */

@@ -4,7 +4,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { fmtClock, fmtCount, fmtDuration, fmtRate, fmtTimeTick } from "../logic/format.js";
+import { fmtClock, fmtCount, fmtDuration, fmtRate, fmtTimeTick, isUtcClock } from "../logic/format.js";
 import type { ChartFeed, ChartSpec, Marker, Unit } from "./chart-spec.js";
 import { chartColors, cssVar, withAlpha } from "./chart-theme.js";
 import { keepChart, schemeIsDark, takeChart, type ChartBinding } from "./chart-pool.js";
@@ -26,11 +26,20 @@ function fmtValue(unit: Unit, v: number | null | undefined): string {
 
 /**
  * The ticks an axis drew, on the chart's element (`data-ticks-x`, `data-ticks-y`, `data-ticks-y2`):
- * the canvas's labels in words, for whoever reads the page rather than its pixels.
+ * the canvas's labels in words, for whoever reads the page rather than its pixels; and the time
+ * axis's printed labels (`data-ticks-x-labels`, "|"-separated, "" where a tick goes unlabelled).
  */
-function noteTicks(u: uPlot, axis: "ticksX" | "ticksY" | "ticksY2", splits: readonly number[]): void {
-  const text = splits.join(" ");
+function noteTicks(u: uPlot, axis: "ticksX" | "ticksY" | "ticksY2" | "ticksXLabels", splits: readonly (number | string)[]): void {
+  const text = splits.join(axis === "ticksXLabels" ? "|" : " ");
   if (u.root.dataset[axis] !== text) u.root.dataset[axis] = text;
+}
+
+/**
+ * Dates for the time axis's splits, in the zone times are said in (format.ts): read at each draw,
+ * so a kept chart follows. UTC in a replay, where a local split would fall on a local hour.
+ */
+function zonedDate(ms: number): Date {
+  return isUtcClock() ? uPlot.tzDate(new Date(ms), "Etc/UTC") : new Date(ms);
 }
 
 function axisValues(unit: Unit): uPlot.Axis.Values {
@@ -127,7 +136,7 @@ function updateTip(u: uPlot, spec: ChartSpec, colors: readonly string[], markers
     tip.el.hidden = true;
     return;
   }
-  const lines: [string, string, string | null][] = [["", fmtClock(u.data[0][idx]), null]];
+  const lines: [string, string, string | null][] = [["", `${fmtClock(u.data[0][idx])}${isUtcClock() ? " UTC" : ""}`, null]];
   const near = markersOf(markers, spec.id).filter((m) => Math.abs(u.valToPos(m.t, "x") - left) <= MARKER_HOVER_PX).sort((a, b) => a.t - b.t);
   // An adaptive limit may change every tenth of a second: the tip names the latest few.
   if (near.length > MARKER_TIP_LINES) lines.push(["", `${near.length - MARKER_TIP_LINES} earlier here`, "marker"]);
@@ -208,7 +217,9 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number, k = 1)
       // A tick at the very left would print over the y axis's labels: it goes unlabelled.
       values: (u, splits, _axis, _space, incr) => {
         noteTicks(u, "ticksX", splits);
-        return splits.map((v) => (u.valToPos(v, "x") < 16 * k ? "" : fmtTimeTick(v, incr)));
+        const labels = splits.map((v) => (u.valToPos(v, "x") < 16 * k ? "" : fmtTimeTick(v, incr)));
+        noteTicks(u, "ticksXLabels", labels);
+        return labels;
       },
     },
     axis("y", spec.y, 3),
@@ -219,6 +230,7 @@ function makeOptions(spec: ChartSpec, bound: ChartBinding, width: number, k = 1)
     width,
     height: spec.height,
     ms: 1,
+    tzDate: zonedDate,
     pxAlign: 0,
     series,
     axes,

@@ -4,8 +4,7 @@
 // pinned at an alert, nothing moves; resuming reloads the window, which catches up on whatever
 // arrived meanwhile. Charts subscribe to it (ChartFeed) and redraw in the next frame.
 import type uPlot from "uplot";
-import type { UiSemaphore, UiWindow } from "../../../shared/ui-protocol/types.js";
-import type { SampleLimit } from "../../../shared/protocol/types.js";
+import type { UiLimitChange, UiSemaphore, UiWindow } from "../../../shared/ui-protocol/types.js";
 import type { ChartFeed, Level, Marker } from "../charts/chart-spec.js";
 import { limitMarker, mergeLimitChanges } from "../logic/limit-changes.js";
 import { DETAIL_COLUMNS, liveRow, type DetailColumn } from "../logic/live-row.js";
@@ -38,8 +37,8 @@ export class DetailFeed implements ChartFeed {
   private readonly dataListeners = new Set<() => void>();
   private readonly statusListeners = new Set<() => void>();
   private markerList: Marker[] = [];
-  /** An adaptive limit's changes in view, oldest first (a semaphore's window's `limitChanges`, then live ones). */
-  private limitList: readonly SampleLimit[] = [];
+  /** An adaptive limit's changes in view, oldest first (the window's `limitChanges`, then live ones; a fleet's name their replica). */
+  private limitList: readonly UiLimitChange[] = [];
   /** markerList and a marker per limit change, made when either changes. */
   private allMarkers: readonly Marker[] = [];
   private levelList: Level[] = [];
@@ -99,7 +98,7 @@ export class DetailFeed implements ChartFeed {
   }
 
   /** The adaptive limit's changes held for the view, oldest first. */
-  limitChanges(): readonly SampleLimit[] {
+  limitChanges(): readonly UiLimitChange[] {
     return this.limitList;
   }
 
@@ -182,7 +181,7 @@ export class DetailFeed implements ChartFeed {
 
   // ---- internals ----
 
-  private setLimitChanges(changes: readonly SampleLimit[]): boolean {
+  private setLimitChanges(changes: readonly UiLimitChange[]): boolean {
     if (changes === this.limitList) return false;
     this.limitList = changes;
     this.remark();

@@ -10,7 +10,7 @@ import { Icon, RowStatus } from "../app/widgets.js";
 import type { Marker } from "../charts/chart-spec.js";
 import { DetailFeed, type DetailTarget } from "../data/detail-feed.js";
 import { alertTarget, RULE_LABEL } from "../logic/alert-target.js";
-import { fmtClock, fmtWhen } from "../logic/format.js";
+import { fmtClock, fmtUtc, fmtWhen } from "../logic/format.js";
 import { displayStatus, type DisplayStatus } from "../logic/status.js";
 import { DEFAULT_WINDOW, WINDOWS, windowMs, type WindowId } from "../logic/time-window.js";
 import { useRowAlerts } from "../overview/use-row-alerts.js";
@@ -174,7 +174,8 @@ export function DetailView({ target, window: windowId = DEFAULT_WINDOW, at }: De
                 <span className="dot" /> {replay ? "Replay" : "Live"} · {status.tier === "1s" ? "1 s" : "1 min"} points
               </>
             ) : pinned !== null && "at" in pinned ? (
-              <>At alert, {fmtWhen(pinned.at, store.now())}</>
+              // In a replay, as its bar and its alerts say the time.
+              <>At alert, {replay ? fmtUtc(pinned.at) : fmtWhen(pinned.at, store.now())}</>
             ) : (
               <>Paused at {pinned !== null && "end" in pinned ? fmtClock(pinned.end) : ""}</>
             )}

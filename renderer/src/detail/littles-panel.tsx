@@ -32,8 +32,10 @@ export function LittlesPanel({ feed }: { feed: DetailFeed }) {
   const r = inputs === null ? null : littlesLaw(inputs);
   // The 1 m tier's rows are not what the hub diagnoses: no cause is named from them.
   // With what the hub gives its diagnosis besides the rows: why the cap moved, if it did.
-  const share = feed.target.kind === "semaphore" ? (store.semaphore(feed.target.key)?.last?.share ?? undefined) : undefined;
-  const d = r?.verdict === "saturated" && status.tier === "1s" && end !== null ? diagnoseColumns(b.t, b.data, end, { limitChanges: feed.limitChanges(), share }) : null;
+  // A fleet's limit changes are its replicas' one by one, not its summed cap's: not a cause here.
+  const one = feed.target.kind === "semaphore";
+  const share = one ? (store.semaphore(feed.target.key)?.last?.share ?? undefined) : undefined;
+  const d = r?.verdict === "saturated" && status.tier === "1s" && end !== null ? diagnoseColumns(b.t, b.data, end, { limitChanges: one ? feed.limitChanges() : [], share }) : null;
 
   return (
     <div className="card panel littles" data-testid="littles">

@@ -4,10 +4,11 @@ import { useMemo, useState } from "react";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import type { Alert } from "../../../shared/protocol/types.js";
 import { useApp, useChannel, useStoreValue } from "../app/context.js";
-import { StatusBadge } from "../app/widgets.js";
+import { Opening, StatusBadge, TurnWait } from "../app/widgets.js";
 import { RULE_LABEL } from "../logic/alert-target.js";
 import { holderAge, leakHolders } from "../logic/evidence.js";
 import { fmtAgo, fmtCount, fmtDuration, fmtWhen } from "../logic/format.js";
+import { waitingForTurn } from "../logic/share-turn.js";
 import { useSemaphore } from "./detail-hooks.js";
 
 /** First lines of a stack that are the user's code, not node internals. */
@@ -200,9 +201,10 @@ export function ReplicasPanel({ service, name }: { service: string; name: string
               <td className="mono">{m.instance}</td>
               <td>
                 <StatusBadge status={m.status} />
+                {m.connected && m.share !== undefined && waitingForTurn(m.share) && <TurnWait share={m.share} />}
               </td>
               <td className="num mono">
-                {fmtCount(m.inUse)} / {fmtCount(m.cap)}
+                {fmtCount(m.inUse)} / {fmtCount(m.cap)} <Opening n={m.opening} />
               </td>
               <td className="num mono">{fmtCount(m.waiters)}</td>
             </tr>

@@ -2,9 +2,10 @@
 // merged percentiles. Re-rendered per delta; a handful of text nodes.
 import { useRef } from "react";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
-import { UtilBar } from "../app/widgets.js";
+import { Opening, TurnWait, UtilBar } from "../app/widgets.js";
 import { summaryP99 } from "../logic/fleet-rows.js";
 import { fmtCount, fmtDuration, fmtRate } from "../logic/format.js";
+import { turnTitle, waitingForTurn } from "../logic/share-turn.js";
 import { useSemaphore } from "./detail-hooks.js";
 
 function Stat({ label, value, sub, tone }: { label: string; value: string; sub?: string; tone?: "warn" | "bad" }) {
@@ -52,14 +53,25 @@ export function StatStrip({ semKey, fleet: liveFleet, frozen, stale }: StatStrip
   const cls = `stats ${frozen ? "stats-frozen" : ""} ${stale ? "stats-stale" : ""}`;
   if (sem !== undefined) {
     const s = sem.last;
+    const share = s?.share;
+    const offTurn = share !== undefined && waitingForTurn(share);
     return (
       <div className={cls} data-testid="stats" data-frozen={frozen}>
         <div className="stat stat-wide">
           <span className="stat-label">In use</span>
           <span className="stat-value mono">
-            {s === null ? "—" : fmtCount(sem.inUse)} <span className="muted">/ {fmtCount(sem.cap)}</span>
+            {s === null ? "—" : fmtCount(sem.inUse)} <span className="muted">/ {fmtCount(sem.cap)}</span> <Opening n={s?.opening ?? 0} />
+            {offTurn && <TurnWait share={share} />}
           </span>
-          {s === null ? <span className="stat-sub muted">waiting for first sample</span> : <UtilBar inUse={sem.inUse} cap={sem.cap} />}
+          {s === null ? (
+            <span className="stat-sub muted">waiting for first sample</span>
+          ) : offTurn ? (
+            <span className="stat-sub muted" title={turnTitle(share)}>
+              {share.replicas} replicas take turns with a budget of {share.budget}
+            </span>
+          ) : (
+            <UtilBar inUse={sem.inUse} cap={sem.cap} />
+          )}
         </div>
         <Stat label="Waiters" value={fmtCount(sem.waiters)} sub={sem.waiters > 0 ? `oldest ${fmtDuration(sem.oldestWaitMs)}` : "no queue"} tone={sem.waiters > 0 ? "warn" : undefined} />
         <Stat label="Wait p50 / p99" value={s === null ? "—" : `${fmtDuration(s.waitMs.p50)} / ${fmtDuration(s.waitMs.p99)}`} />

@@ -5,6 +5,7 @@
 import { fleetKey } from "../../../shared/protocol/types.js";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/types.js";
 import type { SemaphoreItem } from "./overview-item.js";
+import { waitingForTurn } from "./share-turn.js";
 import { compareItems, type SortSpec } from "./sorting.js";
 import { utilization, worstStatus, type DisplayStatus } from "./status.js";
 
@@ -17,6 +18,8 @@ export interface FleetRow extends SemaphoreItem {
   budgetUtil: number;
   /** When the replicas split the budget among themselves (share: "replicas"): each live one's share, by instance. */
   shares: ReplicaShare[] | null;
+  /** Live replicas on their rotation's off turn (more replicas than the budget: logic/share-turn.ts). */
+  waitingTurn: number;
 }
 
 export interface ReplicaShare {
@@ -28,12 +31,14 @@ export interface ReplicaShare {
   replicas: number;
   /** False while it cannot reach the coordinator (it keeps its last share). */
   reachable: boolean;
+  /** On its rotation's off turn: 0 until its turn comes. */
+  waiting: boolean;
 }
 
 /** One line per replica, for the budget cell's title. */
 export function sharesTitle(budget: number | null, shares: readonly ReplicaShare[]): string {
   const lines = shares.map((s) => {
-    const wait = s.target > s.cap ? ` (growing to ${s.target} after a lease period)` : "";
+    const wait = s.waiting ? " — waiting for its turn (the permits rotate)" : s.target > s.cap ? ` (growing to ${s.target} after a lease period)` : "";
     const down = s.reachable ? "" : " — coordinator unreachable, keeping its last share";
     return `${s.instance}: ${s.cap}${wait}${down}`;
   });
@@ -57,11 +62,21 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
     let oldest = 0;
     let kind = "";
     let latest: number | null = null;
+    let opening = 0;
+    let waitingTurn = 0;
     const shares: ReplicaShare[] = [];
     for (const m of list) {
-      if (m.share !== undefined && m.connected) shares.push({ instance: m.instance, cap: m.cap, target: m.share.target, replicas: m.share.replicas, reachable: m.share.reachable });
-      status = worstStatus(status, m.status);
-      if (m.status !== "ok") troubled++;
+      let mStatus = m.status;
+      if (m.share !== undefined && m.connected) {
+        const waiting = waitingForTurn(m.share);
+        if (waiting) waitingTurn++;
+        // Out of its turn its cap is 0 by design: that is not the fleet saturated.
+        if (waiting && mStatus === "saturated") mStatus = "ok";
+        shares.push({ instance: m.instance, cap: m.cap, target: m.share.target, replicas: m.share.replicas, reachable: m.share.reachable, waiting });
+      }
+      if (m.connected) opening += m.opening;
+      status = worstStatus(status, mStatus);
+      if (mStatus !== "ok") troubled++;
       if (m.oldestWaitMs > oldest) oldest = m.oldestWaitMs;
       kind ||= m.kind;
       if (m.t !== null && (latest === null || m.t > latest)) latest = m.t;
@@ -78,6 +93,7 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
       inUse: f.inUse,
       waiters: f.waiters,
       oldestWaitMs: oldest,
+      opening,
       util: utilization(f.inUse, f.cap),
       waitP99: summaryP99(f.waitMs),
       holdP99: summaryP99(f.holdMs),
@@ -89,6 +105,7 @@ export function fleetRows(fleet: readonly UiFleetEntry[], items: readonly Semaph
       troubled,
       budgetUtil: utilization(f.inUse, f.budget ?? f.cap),
       shares: shares.length === 0 ? null : shares.sort((a, b) => (a.instance < b.instance ? -1 : a.instance > b.instance ? 1 : 0)),
+      waitingTurn,
     };
   });
 }

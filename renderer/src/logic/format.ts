@@ -38,19 +38,44 @@ export function fmtPct(ratio: number | null | undefined): string {
   return `${Math.round(ratio * 100)} %`;
 }
 
-/** Wall-clock time of day, "14:03:27". */
-export function fmtClock(epochMs: number): string {
-  const d = new Date(epochMs);
-  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+/**
+ * Whether times of day are said in UTC rather than the page's zone. A replay says every time in
+ * UTC (its bar, its alerts), the same wherever the recording is opened, so its clock times, chart
+ * axes and hover texts do too; a live page keeps the user's zone. Set once the hub says which
+ * it is (main.tsx), before the views render.
+ */
+let utcClock = false;
+
+export function setUtcClock(on: boolean): void {
+  utcClock = on;
 }
 
-/** "14:03:27" today, "Mar 4 14:03" on other days (relative to `now`). */
+export function isUtcClock(): boolean {
+  return utcClock;
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** The calendar fields of a moment in the zone times are said in (see setUtcClock). */
+function fields(epochMs: number): { y: number; mo: number; d: number; h: number; m: number; s: number } {
+  const t = new Date(epochMs);
+  return utcClock
+    ? { y: t.getUTCFullYear(), mo: t.getUTCMonth(), d: t.getUTCDate(), h: t.getUTCHours(), m: t.getUTCMinutes(), s: t.getUTCSeconds() }
+    : { y: t.getFullYear(), mo: t.getMonth(), d: t.getDate(), h: t.getHours(), m: t.getMinutes(), s: t.getSeconds() };
+}
+
+/** Wall-clock time of day, "14:03:27" (UTC in a replay). */
+export function fmtClock(epochMs: number): string {
+  const f = fields(epochMs);
+  return `${pad2(f.h)}:${pad2(f.m)}:${pad2(f.s)}`;
+}
+
+/** "14:03:27" today, "Mar 4 14:03" on other days (relative to `now`; UTC in a replay). */
 export function fmtWhen(epochMs: number, now: number): string {
-  const d = new Date(epochMs);
-  const n = new Date(now);
-  if (d.toDateString() === n.toDateString()) return fmtClock(epochMs);
-  const month = d.toLocaleString("en", { month: "short" });
-  return `${month} ${d.getDate()} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+  const f = fields(epochMs);
+  const n = fields(now);
+  if (f.y === n.y && f.mo === n.mo && f.d === n.d) return fmtClock(epochMs);
+  return `${MONTHS[f.mo]} ${f.d} ${pad2(f.h)}:${pad2(f.m)}`;
 }
 
 /** "2026-03-04 14:03:27 UTC": a replay's times, the same wherever the recording is opened. */
@@ -79,11 +104,9 @@ function trim(s: string): string {
 
 /** A time axis tick: seconds only when ticks are under a minute apart, the date only at midnight. */
 export function fmtTimeTick(epochMs: number, incrMs: number): string {
-  const d = new Date(epochMs);
-  const hm = `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
-  if (incrMs < 60_000) return `${hm}:${pad2(d.getSeconds())}`;
-  if (incrMs >= 86_400_000 || (d.getHours() === 0 && d.getMinutes() === 0 && incrMs >= 3_600_000)) {
-    return `${d.toLocaleString("en", { month: "short" })} ${d.getDate()}`;
-  }
+  const f = fields(epochMs);
+  const hm = `${pad2(f.h)}:${pad2(f.m)}`;
+  if (incrMs < 60_000) return `${hm}:${pad2(f.s)}`;
+  if (incrMs >= 86_400_000 || (f.h === 0 && f.m === 0 && incrMs >= 3_600_000)) return `${MONTHS[f.mo]} ${f.d}`;
   return hm;
 }

@@ -19,6 +19,8 @@ export interface SemaphoreItem extends Filterable {
   status: DisplayStatus;
   /** Its share of a budget split across replicas, when it has one (the latest sample's). */
   share?: SampleShare;
+  /** Connections its pool is opening for waiters (the latest sample's `opening`; 0 when absent). */
+  opening: number;
 }
 
 export function toItem(s: UiSemaphore, agentConnected: boolean): SemaphoreItem {
@@ -40,6 +42,7 @@ export function toItem(s: UiSemaphore, agentConnected: boolean): SemaphoreItem {
     connected: agentConnected,
     t: s.t,
     status: displayStatus(s.status, agentConnected),
+    opening: s.last?.opening ?? 0,
     ...(s.last?.share !== undefined ? { share: s.last.share } : {}),
   };
 }

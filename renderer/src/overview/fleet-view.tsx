@@ -8,7 +8,7 @@ import { globalViews, type GlobalView } from "../../../shared/protocol/global-vi
 import type { UiSemaphore } from "../../../shared/ui-protocol/types.js";
 import { useApp, useChannel, useStoreValue } from "../app/context.js";
 import { stepOf, useKeyHandler } from "../app/keyboard.js";
-import { RowStatus, UtilBar } from "../app/widgets.js";
+import { Opening, RowStatus, UtilBar } from "../app/widgets.js";
 import { filterReadsStatus, matchesChip, matchesFilter, parseFilter, type StatusChip } from "../logic/filter.js";
 import { fleetRows, sharesTitle, sortFleetRows, type FleetRow } from "../logic/fleet-rows.js";
 import { fmtCount, fmtDuration } from "../logic/format.js";
@@ -67,6 +67,11 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
       <span className="c-status">
         <RowStatus status={row.status} alerts={alerts} />
         {f.overBudget && !(alerts?.rules.includes("over_budget") ?? false) && <span className="tag tag-leak">over budget</span>}
+        {row.waitingTurn > 0 && row.shares !== null && (
+          <span className="tag tag-muted turn-wait" data-testid="turn-wait" title={sharesTitle(f.budget, row.shares)}>
+            {row.waitingTurn} waiting for {row.waitingTurn === 1 ? "its" : "their"} turn
+          </span>
+        )}
         {global !== undefined && global.orphans.length > 0 && (
           <span className="tag tag-leak" data-testid="orphans" title={orphanTitle(global)}>
             {global.orphans.length} orphaned
@@ -75,6 +80,7 @@ const FleetRowView = memo(function FleetRowView({ row, global, selected, onOpen 
       </span>
       <span className="c-util">
         <UtilBar inUse={inUse} cap={f.cap} budget={f.budget} />
+        <Opening n={row.opening} />
       </span>
       <span className="c-num mono" data-testid={global !== undefined ? "global-in-use" : undefined} title={global !== undefined ? globalTitle(global) : undefined}>
         {global !== undefined && global.inUse === null ? "—" : fmtCount(inUse)}

@@ -4,10 +4,11 @@
 // only when its structure does (logic/tree.ts, DashboardStore's "structure" channel).
 import { memo, useCallback, useSyncExternalStore } from "react";
 import { useApp } from "../app/context.js";
-import { Icon, RowStatus, StatusDot, UtilBar } from "../app/widgets.js";
+import { Icon, Opening, RowStatus, StatusDot, TurnWait, UtilBar } from "../app/widgets.js";
 import type { AgentState } from "../../../shared/protocol/types.js";
 import { fmtClock, fmtCount, fmtDuration } from "../logic/format.js";
 import type { SemaphoreItem } from "../logic/overview-item.js";
+import { waitingForTurn } from "../logic/share-turn.js";
 import { SORT_LABEL, type SortKey, type SortSpec } from "../logic/sorting.js";
 import type { InstanceRow, ServiceRow } from "../logic/tree.js";
 import type { SparklinePainter } from "./sparkline-painter.js";
@@ -123,9 +124,17 @@ export const SemaphoreRowView = memo(function SemaphoreRowView({ initial, select
       <span className="c-status">
         <RowStatus status={item.status} alerts={alerts} />
       </span>
-      {/* Registered but not sampled yet: its gauges are unknown, not zero. */}
+      {/* Registered but not sampled yet: its gauges are unknown, not zero. Out of its rotation's
+          turn, its cap of 0 is by design: said instead of an empty bar. */}
       <span className="c-util">
-        {item.t === null ? <span className="muted small">waiting for first sample</span> : <UtilBar inUse={item.inUse} cap={item.cap} />}
+        {item.t === null ? (
+          <span className="muted small">waiting for first sample</span>
+        ) : item.share !== undefined && waitingForTurn(item.share) ? (
+          <TurnWait share={item.share} />
+        ) : (
+          <UtilBar inUse={item.inUse} cap={item.cap} />
+        )}
+        <Opening n={item.opening} />
       </span>
       <span className="c-num mono">
         {item.t === null ? "—" : fmtCount(item.inUse)}

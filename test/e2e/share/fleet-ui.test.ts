@@ -1,30 +1,20 @@
 // The dashboard's Fleet tab (real Chromium, web mode) for replicas splitting a budget on a real
 // Redis: the Replicas cell shows each live replica's share, and follows the split when one dies.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHub, type Hub } from "../../../main/hub/index.js";
-import { buildRenderer, launchBrowser, until, type Browser } from "../browser.js";
-import { startRedis, type RedisServer } from "../../../scripts/support/redis.js";
-import { cleanupAll, onCleanup } from "../stream/harness.js";
-import { startReplica, type Replica } from "./harness.js";
+import type { Hub } from "../../../main/hub/index.js";
+import { until, type Browser } from "../browser.js";
+import { cleanupAll } from "../stream/harness.js";
+import type { Replica } from "./harness.js";
+import { startShareDashboard } from "./dashboard-rig.js";
 
 const LEASE_MS = 1500;
 
-let redis: RedisServer;
 let hub: Hub;
 let browser: Browser;
 let replicas: Replica[];
 
 beforeAll(async () => {
-  const built = await buildRenderer();
-  onCleanup(built.remove);
-  redis = await startRedis();
-  onCleanup(() => redis.stop());
-  hub = await createHub({ port: 0, staticDir: built.dir, log: () => undefined });
-  onCleanup(() => hub.close());
-  const cfg = { hubUrl: hub.url, redisUrl: redis.url, service: "share-ui", budget: 20, leaseMs: LEASE_MS, heartbeatMs: 300, intervalMs: 250 };
-  replicas = await Promise.all(["a", "b", "c"].map((i) => startReplica(cfg, i)));
-  browser = await launchBrowser();
-  onCleanup(() => browser.close());
+  ({ hub, browser, replicas } = await startShareDashboard({ service: "share-ui", budget: 20, leaseMs: LEASE_MS, heartbeatMs: 300, intervalMs: 250 }, ["a", "b", "c"]));
 }, 120_000);
 afterAll(cleanupAll);
 

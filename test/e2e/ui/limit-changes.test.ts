@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Diagnosis } from "../../../shared/diagnosis/index.js";
 import type { Alert } from "../../../shared/protocol/types.js";
 import { startDashboard, until, type DashboardRig } from "../browser.js";
+import { drawnMarkers as drawn, hoverLimitMarkers as hoverEach } from "./chart-markers.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures/ui-agent.ts");
 const KEY = "shop/web-1/downstream";
@@ -19,26 +20,6 @@ async function hubChanges(url: string): Promise<Change[]> {
   const res = await fetch(`${url}/api/history?key=${encodeURIComponent(KEY)}`);
   if (!res.ok) return [];
   return ((await res.json()) as { window: { limitChanges?: Change[] } }).window.limitChanges ?? [];
-}
-
-/** What the permits chart (or another) drew as markers: "x:count:label" groups. */
-async function drawn(page: Page, chart: string): Promise<string[]> {
-  const m = (await page.locator(`[data-chart="${chart}"] .uplot`).getAttribute("data-markers")) ?? "";
-  return m === "" ? [] : m.split(" | ");
-}
-
-/** The tooltip's limit lines with the cursor on each marker the permits chart drew. */
-async function hoverEach(page: Page): Promise<string[]> {
-  const card = page.locator('[data-chart="permits"]');
-  const box = (await card.locator(".u-over").boundingBox()) as { x: number; y: number; width: number; height: number };
-  const texts = new Set<string>();
-  for (const g of await drawn(page, "permits")) {
-    const x = Number(g.split(":")[0]);
-    await page.mouse.move(box.x + x, box.y + box.height / 2);
-    for (const t of await card.locator(".chart-tip .tip-limit").allTextContents()) texts.add(t);
-  }
-  await page.mouse.move(0, 0);
-  return [...texts];
 }
 
 /** The alerts the page's store holds. */

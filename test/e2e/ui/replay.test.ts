@@ -40,6 +40,12 @@ async function record(dir: string): Promise<{ file: string; live: Alert[] }> {
 
 type StoreView = { __semscope: { store: { alertList(): Alert[] } } };
 
+const PAGE_ZONE = "Asia/Kolkata";
+/** "2026-03-04 14:03:27 UTC", as the replay bar says a time. */
+const utc = (t: number): string => new Date(t).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+/** "14:03:27" in UTC. */
+const utcClock = (t: number): string => new Date(t).toISOString().slice(11, 19);
+
 describe("replay in the browser", () => {
   let browser: Browser;
   let page: Page;
@@ -61,7 +67,8 @@ describe("replay in the browser", () => {
     copyFileSync(rec.file, cutFile);
     truncateSync(cutFile, Math.floor(statSync(cutFile).size * 0.7));
     cut = await createReplayHub({ file: cutFile, port: 0, staticDir: built.dir, log: () => undefined });
-    browser = await launchBrowser();
+    // A zone 5 h 30 min off UTC: a time said in the page's zone differs from UTC in hours and minutes.
+    browser = await launchBrowser(undefined, PAGE_ZONE);
     page = browser.page;
   }, 120_000);
 
@@ -86,7 +93,7 @@ describe("replay in the browser", () => {
     expect(await page.getByTestId("connection-state").textContent()).toBe("Replay");
     // It opens at the first alert, not at the end (after shutdown, every agent gone).
     const firstAt = Math.min(...replay.session.marks.map((m) => m.at));
-    expect(await page.getByTestId("replay-cursor").textContent()).toBe(new Date(firstAt).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"));
+    expect(await page.getByTestId("replay-cursor").textContent()).toBe(utc(firstAt));
     // At the end, the page holds the alerts the live hub ended with, evidence included.
     const scrubber = page.getByTestId("replay-scrubber");
     await scrubber.focus();
@@ -112,7 +119,7 @@ describe("replay in the browser", () => {
       await page.getByTestId("replay-next-alert").click();
       const raisedThen = marks.filter((m) => m.at === t).map((m) => m.id);
       await until(`the alerts raised at +${t - moments[0]} ms`, alertsInPage, (a) => raisedThen.every((id) => a.some((x) => x.id === id)), 10_000);
-      expect(await page.getByTestId("replay-cursor").textContent()).toBe(new Date(t).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"));
+      expect(await page.getByTestId("replay-cursor").textContent()).toBe(utc(t));
     }
     const atLeak = await until("the leak in the page", alertsInPage, (a) => a.some((x) => x.id === leak.id), 10_000);
     const shown = atLeak.find((x) => x.id === leak.id)!;
@@ -168,16 +175,41 @@ describe("replay in the browser", () => {
     await page.getByTestId("alerts").waitFor();
     await page.locator(`.alert-item[data-alert-id="${leak.id}"]`).click();
     const button = page.getByTestId("open-alert");
-    const clock = await page.evaluate((t) => new Date(t).toTimeString().slice(0, 8), leak.raisedAt);
     // Said as the replay bar says times (UTC), not in the page's zone.
-    expect((await button.textContent())?.trim()).toBe(`Show at ${new Date(leak.raisedAt).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC")}`);
+    expect((await button.textContent())?.trim()).toBe(`Show at ${utc(leak.raisedAt)}`);
     await button.click();
     await page.getByTestId("detail").waitFor();
     // The replay's cursor, on the hub and on the page, is where the alert was raised.
     const cursor = await until("the cursor at the alert", () => replay.session.cursor, (c) => Math.abs(c - leak.raisedAt) < 1000, 10_000);
-    await until("the page's cursor", () => page.getByTestId("replay-cursor").textContent(), (t) => t === new Date(cursor).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"), 10_000);
-    // And the detail view is at the same moment.
-    await until("the view at the alert", () => page.getByTestId("live-state").textContent(), (t) => (t ?? "").includes(`At alert, ${clock}`), 10_000);
+    await until("the page's cursor", () => page.getByTestId("replay-cursor").textContent(), (t) => t === utc(cursor), 10_000);
+    // And the detail view is at the same moment, said in UTC as the bar says it.
+    await until("the view at the alert", () => page.getByTestId("live-state").textContent(), (t) => (t ?? "").includes(`At alert, ${utc(leak.raisedAt)}`), 10_000);
+    expect(browser.errors).toEqual([]);
+  }, 45_000);
+
+  it("says a replay's chart times in UTC, as its bar does, in a page whose zone is not UTC", async () => {
+    // The page really is in another zone: its local clock is 5 h 30 min ahead of UTC.
+    expect(await page.evaluate(() => new Date().getTimezoneOffset())).toBe(-330);
+    const leak = live.find((a) => a.rule === "leak")!;
+    const permits = page.locator('[data-chart="permits"] .uplot');
+    await permits.waitFor({ timeout: 10_000 });
+    // Each labelled time tick is its split's time in UTC (a local label would read 5:30 later).
+    const ticks = await until("the time axis", async () => [(await permits.getAttribute("data-ticks-x")) ?? "", (await permits.getAttribute("data-ticks-x-labels")) ?? ""], ([t]) => t !== "", 10_000);
+    const splits = ticks[0].split(" ").map(Number);
+    const labels = ticks[1].split("|");
+    expect(labels.length).toBe(splits.length);
+    expect(labels.filter((l) => l !== "").length).toBeGreaterThan(1);
+    splits.forEach((t, i) => {
+      if (labels[i] !== "") expect(utcClock(t).startsWith(labels[i]), `tick ${t} labelled ${labels[i]}`).toBe(true);
+    });
+    // The tooltip's time too, and it says UTC.
+    const box = (await page.locator('[data-chart="permits"] .u-over').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const tip = (await page.locator('[data-chart="permits"] .chart-tip > div').first().textContent()) ?? "";
+    await page.mouse.move(0, 0);
+    expect(tip).toMatch(/^\d\d:\d\d:\d\d UTC$/);
+    // The alert's marker names its time in UTC as well.
+    expect(await page.getByTestId("live-state").textContent()).toContain(utc(leak.raisedAt));
     expect(browser.errors).toEqual([]);
   }, 45_000);
 
@@ -238,12 +270,12 @@ describe("replay in the browser", () => {
     await page.getByTestId("replay-next-alert").click();
     await until("the first alert", () => replay.session.cursor, (c) => c === replay.session.marks[0].at, 10_000);
     // The page has the cursor's status too before the range is marked there.
-    await until("the page at the first alert", () => page.getByTestId("replay-cursor").textContent(), (t) => t === new Date(replay.session.marks[0].at).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"), 10_000);
+    await until("the page at the first alert", () => page.getByTestId("replay-cursor").textContent(), (t) => t === utc(replay.session.marks[0].at), 10_000);
     await page.getByTestId("replay-mark-from").click();
     await scrubber.focus();
     await page.keyboard.press("End");
     await until("the end", () => replay.session.cursor, (c) => c === replay.session.to, 10_000);
-    await until("the page at the end", () => page.getByTestId("replay-cursor").textContent(), (t) => t === new Date(replay.session.to).toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC"), 10_000);
+    await until("the page at the end", () => page.getByTestId("replay-cursor").textContent(), (t) => t === utc(replay.session.to), 10_000);
     await page.getByTestId("replay-mark-to").click();
     await page.getByTestId("replay-save-name").fill("leak incident");
     await page.getByTestId("replay-save-button").click();
