@@ -30,9 +30,9 @@ function setUp() {
   const tracker = new FleetChangeTracker();
   /** What dashboards hold: every delta's entries and removals applied in order. */
   const held = new Map<string, UiFleetEntry>();
-  const delta = (): Map<string, UiFleetEntry | undefined> | undefined => {
-    const moved = view.update(core.changes.take());
-    const d = moved === undefined ? tracker.take(view.list()) : tracker.takeSome(moved);
+  const delta = (): Map<string, UiFleetEntry | undefined> => {
+    const moved = view.updateNow(core.changes.take());
+    const d = tracker.takeSome(moved);
     for (const f of d.changed) held.set(f.key, f);
     for (const k of d.removed) held.delete(k);
     return moved;
@@ -64,8 +64,8 @@ describe("the /ui delta's fleet", () => {
     delta();
     core.samples(recs[2], { seq: 1, t: T0 + 1000, intervalMs: 1000, items: [sample("cache", { inUse: 3 })] });
     const moved = delta();
-    expect(moved === undefined ? undefined : [...moved.keys()]).toEqual(["search/cache"]);
-    expect(moved?.get("search/cache")).toEqual(uiFleet(core.engine.fleet()).find((f) => f.key === "search/cache"));
+    expect([...moved.keys()]).toEqual(["search/cache"]);
+    expect(moved.get("search/cache")).toEqual(uiFleet(core.engine.fleet()).find((f) => f.key === "search/cache"));
   });
 
   it("keeps exactly what a full fleet() gives, and dashboards end up holding it, whatever changed", () => {
