@@ -43,6 +43,8 @@ export interface UiOptions {
   /** Dashboards at once, in all and from one address (default UI_LIMITS'). */
   readonly maxClients?: number;
   readonly maxClientsPerAddress?: number;
+  /** Work between two yields to the event loop when building a delta or snapshot (default SLICE_MS; tests set 0 to cut at every step). */
+  readonly sliceMs?: number;
   readonly log: (line: string) => void;
 }
 
@@ -268,7 +270,7 @@ export class UiNamespace {
       if (this.job !== job) return;
       let ended = true;
       try {
-        ended = runUntil(job, performance.now() + SLICE_MS);
+        ended = runUntil(job, performance.now() + (this.opts.sliceMs ?? SLICE_MS));
       } catch (err) {
         this.opts.log(`semscope hub: dashboard ${kind} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       }
