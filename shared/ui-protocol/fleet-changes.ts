@@ -86,16 +86,26 @@ export class FleetChangeTracker {
 
   /** Some dashboards just got `fleet` in a snapshot (the others hold what deltas said). */
   snapshotTaken(fleet: readonly UiFleetEntry[]): void {
-    for (const f of fleet) {
-      const before = this.sent.get(f.key);
-      if (before === undefined || before === null || !sameFleetEntry(before, f)) this.sent.set(f.key, null);
-    }
+    for (const f of fleet) this.entryTaken(f, false);
   }
 
   /** Every dashboard just got `fleet` in a snapshot: they all hold exactly it. */
   resetTo(fleet: readonly UiFleetEntry[]): void {
     this.sent.clear();
-    for (const f of fleet) this.sent.set(f.key, f);
+    for (const f of fleet) this.entryTaken(f, true);
+  }
+
+  /**
+   * One entry of a snapshot some dashboards (`byAll`: every one) just got. Taking a big fleet a
+   * few entries at a time: for every dashboard, clear() first.
+   */
+  entryTaken(f: UiFleetEntry, byAll: boolean): void {
+    if (byAll) {
+      this.sent.set(f.key, f);
+      return;
+    }
+    const before = this.sent.get(f.key);
+    if (before === undefined || before === null || !sameFleetEntry(before, f)) this.sent.set(f.key, null);
   }
 
   /** No dashboard is left. */

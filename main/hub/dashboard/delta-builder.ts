@@ -13,11 +13,15 @@ import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/ind
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
 import { FleetView, type MovedGroups } from "./fleet-view.js";
+import { JsonItems } from "./raw-json.js";
 import type { BuiltSnapshot } from "./snapshot-builder.js";
 import { uiSemaphore } from "./views.js";
 
 /** Semaphores shaped, or fleet entries offered, between two yields. */
 const BATCH = 16;
+
+/** Keys or fleet entries of a snapshot marked as held between two yields. */
+const TAKEN_BATCH = 512;
 
 /** A delta's JSON text and its seq. */
 export interface BuiltDelta {
@@ -55,16 +59,27 @@ export class UiDeltas {
     this.fleet.clear();
   }
 
-  /** Dashboards now hold `built` (with `everyone`: all of them, nothing else; `alone`: no other dashboard holds anything). */
-  taken(built: BuiltSnapshot, everyone: boolean, alone: boolean): void {
+  /**
+   * Dashboards now hold `built` (with `everyone`: all of them, nothing else; `alone`: no other
+   * dashboard holds anything). A generator (slices.ts): a snapshot holds thousands of keys.
+   */
+  *taken(built: BuiltSnapshot, everyone: boolean, alone: boolean): Generator<void, void, void> {
     if (everyone) {
       this.known = new Set(built.keys);
       // Every dashboard holds every identity now; keys the snapshot dropped must not linger.
       this.sentIdentity.clear();
-    } else for (const k of built.keys) this.known.add(k);
+    } else
+      for (let i = 0; i < built.keys.length; i++) {
+        this.known.add(built.keys[i]);
+        if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
+      }
     // Alone, they hold exactly this fleet; with others, the next delta brings everyone level.
-    if (everyone || alone) this.fleet.resetTo(built.fleet);
-    else this.fleet.snapshotTaken(built.fleet);
+    const byAll = everyone || alone;
+    if (byAll) this.fleet.clear();
+    for (let i = 0; i < built.fleet.length; i++) {
+      this.fleet.entryTaken(built.fleet[i], byAll);
+      if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
+    }
   }
 
   /**
@@ -109,7 +124,7 @@ export class UiDeltas {
         this.sentInfo.set(key, info);
         return true;
       };
-      const patches: string[] = [];
+      const patches = new JsonItems();
       for (let i = 0; i < keys.length; i++) {
         const tracker = registry.tracker(keys[i]);
         // Alert keys (an agent's, a group's) have no tracker; a semaphore gone since is in the next delta.
@@ -121,7 +136,7 @@ export class UiDeltas {
         }
         if (i % BATCH === BATCH - 1) yield;
       }
-      if (patches.length > 0) parts.push(`"semaphores":[${patches.join(",")}]`);
+      if (patches.count > 0) parts.push(`"semaphores":[${patches.text()}]`);
     }
     if (changes.agents.size > 0) parts.push(`"agents":${JSON.stringify(core.registry.agents().filter((a) => changes.agents.has(a.agentId)))}`);
     if (changes.removedAgents.size > 0) parts.push(`"removedAgents":${JSON.stringify([...changes.removedAgents])}`);
@@ -140,7 +155,7 @@ export class UiDeltas {
 
   /** The fleet entries dashboards do not hold yet and the keys gone, as the delta's fields. */
   private *fleetParts(moved: MovedGroups, rebuilt: boolean, parts: string[]): Generator<void, void, void> {
-    const changed: string[] = [];
+    const changed = new JsonItems();
     const removed: string[] = [];
     let i = 0;
     for (const [key, f] of moved) {
@@ -151,7 +166,7 @@ export class UiDeltas {
     }
     // Recomputed whole: whatever dashboards hold that the view no longer has is gone too.
     if (rebuilt) removed.push(...this.fleet.dropMissing((key) => this.fleetView.entry(key) !== undefined));
-    if (changed.length > 0) parts.push(`"fleet":[${changed.join(",")}]`);
+    if (changed.count > 0) parts.push(`"fleet":[${changed.text()}]`);
     if (removed.length > 0) parts.push(`"removedFleet":${JSON.stringify(removed)}`);
   }
 

@@ -8,12 +8,34 @@ import { Encoder, PacketType, type Packet } from "socket.io-parser";
 
 /** JSON text made by JSON.stringify (so valid JSON), to be sent without serialising again. */
 export class RawJson {
-  /** The text and what follows it in a packet, as UTF-8, by what follows (made once for every socket). */
+  /** The text and what follows it in a packet, as UTF-8, by what follows (for every socket it goes to). */
   private readonly bytes = new Map<string, Buffer>();
 
   constructor(readonly text: string) {}
 
-  /** `text + after` as UTF-8, made on first use. */
+  /**
+   * Encodes `text + after` as UTF-8 a piece per step (a generator run by slices.ts): a snapshot's
+   * few MB in one Buffer.from would hold the event loop. Sending works without it, encoding at once.
+   */
+  *prepare(after: string): Generator<void, void, void> {
+    if (this.bytes.has(after)) return;
+    const text = this.text;
+    const out = Buffer.allocUnsafe(Buffer.byteLength(text) + Buffer.byteLength(after));
+    let written = 0;
+    for (let at = 0; at < text.length; ) {
+      let end = Math.min(text.length, at + UTF8_PIECE);
+      // Never between the two halves of a surrogate pair.
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last < 0xdc00) end++;
+      written += out.write(text.slice(at, end), written);
+      at = end;
+      yield;
+    }
+    out.write(after, written);
+    this.bytes.set(after, out);
+  }
+
+  /** `text + after` as UTF-8, made on first use unless prepared. */
   encoded(after: string): Buffer {
     let b = this.bytes.get(after);
     if (b === undefined) {
@@ -23,6 +45,43 @@ export class RawJson {
     return b;
   }
 }
+
+/** Characters encoded per step of RawJson.prepare(). */
+const UTF8_PIECE = 256 * 1024;
+
+/**
+ * A JSON array's items as text, joined a few hundred at a time as they come: thousands of small
+ * strings kept until the end would be copied by every young-generation GC meanwhile; a joined
+ * piece of that size is allocated where the young GC does not copy it.
+ */
+export class JsonItems {
+  private readonly joined: string[] = [];
+  private pending: string[] = [];
+
+  /** Items pushed. */
+  count = 0;
+
+  push(json: string): void {
+    this.pending.push(json);
+    this.count++;
+    if (this.pending.length >= JOIN_EVERY) this.joinPending();
+  }
+
+  /** The items separated by commas (no brackets). */
+  text(): string {
+    this.joinPending();
+    return this.joined.join(",");
+  }
+
+  private joinPending(): void {
+    if (this.pending.length === 0) return;
+    this.joined.push(this.pending.join(","));
+    this.pending = [];
+  }
+}
+
+/** Items joined into one piece (at ~600 bytes a semaphore, a piece of ~150 KB). */
+const JOIN_EVERY = 256;
 
 /** Unforgeable in practice: no agent or dashboard string can carry it. */
 const MARK = `\u0000raw-json:${randomUUID()}`;
@@ -56,6 +115,10 @@ function split(packet: Packet): RawPacket | undefined {
   const head = `${packet.type}${packet.nsp && packet.nsp !== "/" ? `${packet.nsp},` : ""}${packet.id ?? ""}`;
   return { before: head + json.slice(0, at), raw, after: json.slice(at + QUOTED_MARK.length) };
 }
+
+/** What follows a RawJson sent as an event's one argument (`["event",RAW]`) and as an ack's `snapshot` (`[{"ok":true,"snapshot":RAW}]`). */
+export const AFTER_EVENT = "]";
+export const AFTER_ACK = "}]";
 
 /** socket.io-parser's Encoder, writing one RawJson per packet as its text. */
 export class RawJsonEncoder extends Encoder {

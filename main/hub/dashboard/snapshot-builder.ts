@@ -8,6 +8,7 @@ import { WindowScratch } from "../../../shared/history/index.js";
 import { UI_LIMITS, type UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import type { HubCore } from "../core/hub-core.js";
 import type { FleetView } from "./fleet-view.js";
+import { JsonItems } from "./raw-json.js";
 import { sparkline, uiSemaphore } from "./views.js";
 
 /** Semaphores shaped, or fleet entries written, between two yields. */
@@ -32,7 +33,7 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   const pending = core.changes.pending();
   yield* fleetView.freshen(pending.keys, pending.structure);
   const keys: string[] = [];
-  const semaphores: string[] = [];
+  const semaphores = new JsonItems();
   const sparklines: string[] = [];
   const scratch = new WindowScratch();
   for (let i = 0; i < trackers.length; i++) {
@@ -48,7 +49,7 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   }
   trackers.length = 0;
   const fleet: UiFleetEntry[] = [];
-  const fleetJson: string[] = [];
+  const fleetJson = new JsonItems();
   const groups = fleetView.keys();
   for (let i = 0; i < groups.length; i++) {
     fleet.push(fleetView.entry(groups[i])!);
@@ -58,8 +59,8 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   const engine = core.engine;
   const limits = { deltaIntervalMs, sparklinePoints: UI_LIMITS.sparklinePoints };
   const json =
-    `${head}${semaphores.join(",")}],"alerts":${JSON.stringify(engine.activeAlerts())}},` +
-    `"alertLog":${JSON.stringify(engine.allAlerts())},"fleet":[${fleetJson.join(",")}],` +
+    `${head}${semaphores.text()}],"alerts":${JSON.stringify(engine.activeAlerts())}},` +
+    `"alertLog":${JSON.stringify(engine.allAlerts())},"fleet":[${fleetJson.text()}],` +
     `"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{${sparklines.join(",")}},"limits":${JSON.stringify(limits)}}`;
   return { json, keys, fleet };
 }

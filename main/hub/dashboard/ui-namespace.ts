@@ -27,7 +27,7 @@ import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
 import { TokenBucket } from "../socket/token-bucket.js";
 import { performance } from "node:perf_hooks";
-import { rawJsonBroadcasts, rawJsonReplies, RawJson } from "./raw-json.js";
+import { AFTER_ACK, AFTER_EVENT, rawJsonBroadcasts, rawJsonReplies, RawJson } from "./raw-json.js";
 import { UiDeltas } from "./delta-builder.js";
 import { buildSnapshot, type BuiltSnapshot } from "./snapshot-builder.js";
 import { runToEnd, runUntil, SLICE_MS, type Job } from "./slices.js";
@@ -339,7 +339,9 @@ export class UiNamespace {
   private *handOut(built: BuiltSnapshot, raw: RawJson, waiters: readonly Waiter[]): Job {
     const handing = { waiters, next: 0 };
     this.handing = handing;
-    this.deltas.taken(built, false, this.live === 0);
+    yield* this.deltas.taken(built, false, this.live === 0);
+    if (waiters.some((w) => w.ack === undefined)) yield* raw.prepare(AFTER_EVENT);
+    if (waiters.some((w) => w.ack !== undefined)) yield* raw.prepare(AFTER_ACK);
     for (const w of waiters) {
       handing.next++;
       if (!w.socket.connected) continue;
@@ -378,7 +380,7 @@ export class UiNamespace {
     this.builds++;
     const raw = new RawJson(built.json);
     this.cached = { built, raw, seq, hub: JSON.stringify(this.core.hubInfo()), at: performance.now() };
-    this.deltas.taken(built, true, true);
+    runToEnd(this.deltas.taken(built, true, true));
     this.nsp.emit("snapshot", raw as unknown as UiSnapshot);
     for (const socket of this.nsp.sockets.values()) this.joined(socket);
     for (const w of answers) if (w.socket.connected) reply(w.ack, { ok: true, snapshot: raw });
@@ -404,12 +406,13 @@ export class UiNamespace {
   private *sendDelta(changes: Changes): Job {
     const delta = yield* this.deltas.build(changes);
     if (delta === undefined) return;
-    const raw = new RawJson(delta.json) as unknown as UiDelta;
+    const raw = new RawJson(delta.json);
+    yield* raw.prepare(AFTER_EVENT);
     const ids = [...(this.nsp.adapter.rooms.get(LIVE) ?? [])];
     for (const id of ids) {
       const socket = this.nsp.sockets.get(id);
       if (socket === undefined || !socket.connected) continue;
-      socket.emit("delta", raw);
+      socket.emit("delta", raw as unknown as UiDelta);
       yield;
     }
   }

@@ -9,13 +9,8 @@ import { FleetView } from "../../../../main/hub/dashboard/fleet-view.js";
 import { uiFleet } from "../../../../main/hub/dashboard/views.js";
 import { FleetChangeTracker, type UiFleetEntry } from "../../../../shared/ui-protocol/index.js";
 import { hello, info, sample, summaryOf, T0 } from "../helpers.js";
+import { AGENTS, agentStepArb, IDS } from "./fleet-steps.js";
 
-const IDS = ["db", "cache", "http"];
-const AGENTS = [
-  { agentId: "a1", service: "checkout", instance: "web-1" },
-  { agentId: "a2", service: "checkout", instance: "web-2" },
-  { agentId: "a3", service: "search", instance: "web-1" },
-];
 
 function setUp() {
   let now = T0;
@@ -41,17 +36,7 @@ function setUp() {
 }
 
 const stepArb = fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constant("samples" as const),
-      agent: fc.nat(AGENTS.length - 1),
-      ids: fc.subarray(IDS, { minLength: 1 }),
-      inUse: fc.nat(10),
-      waits: fc.array(fc.integer({ min: 1, max: 5000 }), { maxLength: 4 }),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("register" as const), agent: fc.nat(AGENTS.length - 1), ids: fc.subarray(IDS) }) },
+  { weight: 7, arbitrary: agentStepArb(IDS) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("disconnect" as const), agent: fc.nat(AGENTS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("hello" as const), agent: fc.nat(AGENTS.length - 1) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("tick" as const), ms: fc.integer({ min: 100, max: 10_000 }) }) },

@@ -8,30 +8,15 @@ import type { Socket } from "socket.io-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { DashboardStore } from "../../../../renderer/src/data/dashboard-store.js";
 import type { UiDelta, UiSnapshot } from "../../../../shared/ui-protocol/index.js";
+import { AGENTS, agentStepArb } from "./fleet-steps.js";
 import { agent, cleanupAll, client, info, request, sample, sleep, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 
 const IDS = ["db", "cache", "http", "queue", "pool", "redis"];
-/** Two replicas of one service (their groups have two members) and a service of its own. */
-const AGENTS = [
-  { agentId: "a1", service: "checkout", instance: "web-1" },
-  { agentId: "a2", service: "checkout", instance: "web-2" },
-  { agentId: "a3", service: "search", instance: "web-1" },
-];
 
 const stepArb = fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constant("samples" as const),
-      agent: fc.nat(AGENTS.length - 1),
-      ids: fc.subarray(IDS, { minLength: 1 }),
-      inUse: fc.nat(10),
-      waits: fc.array(fc.integer({ min: 1, max: 5000 }), { maxLength: 4 }),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("register" as const), agent: fc.nat(AGENTS.length - 1), ids: fc.subarray(IDS) }) },
+  { weight: 7, arbitrary: agentStepArb(IDS) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("leave" as const), agent: fc.nat(AGENTS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("thresholds" as const), windowMs: fc.integer({ min: 1000, max: 20_000 }) }) },
   { weight: 2, arbitrary: fc.constant({ kind: "snapshot" as const }) },
