@@ -161,7 +161,7 @@ export class UiDeltas {
     for (const [key, f] of moved) {
       if (f === undefined) {
         if (this.fleet.drop(key)) removed.push(key);
-      } else if (this.fleet.offer(f)) changed.push(this.fleetView.json(key)!);
+      } else if (this.fleet.offer(f)) changed.push(JSON.stringify(f));
       if (++i % BATCH === 0) yield;
     }
     // Recomputed whole: whatever dashboards hold that the view no longer has is gone too.

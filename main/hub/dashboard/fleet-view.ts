@@ -13,17 +13,11 @@ import { runToEnd } from "./slices.js";
 /** Groups recomputed between two yields. */
 const BATCH = 16;
 
-interface Held {
-  readonly entry: UiFleetEntry;
-  /** The entry as JSON, made the first time a delta or snapshot needed it. */
-  json?: string;
-}
-
 /** Group key → its entry now, or undefined: the group is gone (no live member left). */
 export type MovedGroups = Map<string, UiFleetEntry | undefined>;
 
 export class FleetView {
-  private entries = new Map<string, Held>();
+  private entries = new Map<string, UiFleetEntry>();
   /** Each agent's liveness as of the last update: a flip moves every group it has a member in. */
   private readonly live = new Map<string, boolean>();
   /** The keys sorted, until a group comes or goes (a value changing keeps the order). */
@@ -119,7 +113,7 @@ export class FleetView {
     }
     const [f] = uiFleet([entry]);
     if (!this.entries.has(gk)) this.sortedKeys = undefined;
-    this.entries.set(gk, { entry: f });
+    this.entries.set(gk, f);
     moved.set(gk, f);
   }
 
@@ -139,13 +133,6 @@ export class FleetView {
     this.valid = true;
   }
 
-  /** The entry of group `key` as JSON (made once per value). */
-  json(key: string): string | undefined {
-    const h = this.entries.get(key);
-    if (h === undefined) return undefined;
-    return (h.json ??= JSON.stringify(h.entry));
-  }
-
   /** The group keys, sorted (as fleet() orders its entries). */
   keys(): readonly string[] {
     this.sortedKeys ??= [...this.entries.keys()].sort();
@@ -153,13 +140,13 @@ export class FleetView {
   }
 
   entry(key: string): UiFleetEntry | undefined {
-    return this.entries.get(key)?.entry;
+    return this.entries.get(key);
   }
 
   /** The fleet as of the last update, sorted by key (as fleet() gives it). */
   list(): UiFleetEntry[] {
     const out: UiFleetEntry[] = [];
-    for (const k of this.keys()) out.push(this.entries.get(k)!.entry);
+    for (const k of this.keys()) out.push(this.entries.get(k)!);
     return out;
   }
 

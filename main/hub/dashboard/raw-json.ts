@@ -50,21 +50,23 @@ export class RawJson {
 const UTF8_PIECE = 256 * 1024;
 
 /**
- * A JSON array's items as text, joined a few hundred at a time as they come: thousands of small
- * strings kept until the end would be copied by every young-generation GC meanwhile; a joined
- * piece of that size is allocated where the young GC does not copy it.
+ * A JSON array's items as text, joined into pieces of JOIN_CHARS as they come: thousands of small
+ * strings kept until the end would be copied by every young-generation GC meanwhile, and a piece
+ * that big is allocated in the large-object space, which the young GC does not copy.
  */
 export class JsonItems {
   private readonly joined: string[] = [];
   private pending: string[] = [];
+  private pendingChars = 0;
 
   /** Items pushed. */
   count = 0;
 
   push(json: string): void {
     this.pending.push(json);
+    this.pendingChars += json.length + 1;
     this.count++;
-    if (this.pending.length >= JOIN_EVERY) this.joinPending();
+    if (this.pendingChars >= JOIN_CHARS) this.joinPending();
   }
 
   /** The items separated by commas (no brackets). */
@@ -77,11 +79,12 @@ export class JsonItems {
     if (this.pending.length === 0) return;
     this.joined.push(this.pending.join(","));
     this.pending = [];
+    this.pendingChars = 0;
   }
 }
 
-/** Items joined into one piece (at ~600 bytes a semaphore, a piece of ~150 KB). */
-const JOIN_EVERY = 256;
+/** Characters per joined piece: over V8's largest regular object (128 KB), so never copied by the young GC. */
+const JOIN_CHARS = 192 * 1024;
 
 /** Unforgeable in practice: no agent or dashboard string can carry it. */
 const MARK = `\u0000raw-json:${randomUUID()}`;

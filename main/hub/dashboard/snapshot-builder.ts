@@ -34,14 +34,14 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   yield* fleetView.freshen(pending.keys, pending.structure);
   const keys: string[] = [];
   const semaphores = new JsonItems();
-  const sparklines: string[] = [];
+  const sparklines = new JsonItems();
   const scratch = new WindowScratch();
   for (let i = 0; i < trackers.length; i++) {
     const tracker = trackers[i];
     const key = tracker.key;
     keys.push(key);
     semaphores.push(JSON.stringify(uiSemaphore(core, tracker.state())));
-    if (sparklines.length < UI_LIMITS.maxSparklines) {
+    if (sparklines.count < UI_LIMITS.maxSparklines) {
       const line = sparkline(core, key, scratch);
       if (line !== undefined) sparklines.push(`${JSON.stringify(key)}:${JSON.stringify(line)}`);
     }
@@ -52,8 +52,9 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   const fleetJson = new JsonItems();
   const groups = fleetView.keys();
   for (let i = 0; i < groups.length; i++) {
-    fleet.push(fleetView.entry(groups[i])!);
-    fleetJson.push(fleetView.json(groups[i])!);
+    const f = fleetView.entry(groups[i])!;
+    fleet.push(f);
+    fleetJson.push(JSON.stringify(f));
     if (i % BATCH === BATCH - 1) yield;
   }
   const engine = core.engine;
@@ -61,6 +62,6 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   const json =
     `${head}${semaphores.text()}],"alerts":${JSON.stringify(engine.activeAlerts())}},` +
     `"alertLog":${JSON.stringify(engine.allAlerts())},"fleet":[${fleetJson.text()}],` +
-    `"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{${sparklines.join(",")}},"limits":${JSON.stringify(limits)}}`;
+    `"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{${sparklines.text()}},"limits":${JSON.stringify(limits)}}`;
   return { json, keys, fleet };
 }

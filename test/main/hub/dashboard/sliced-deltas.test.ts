@@ -32,7 +32,11 @@ function held(store: DashboardStore) {
       .sort((x, y) => (x!.key < y!.key ? -1 : 1)),
     agents: [...store.agents.values()].sort((x, y) => (x.agentId < y.agentId ? -1 : 1)),
     fleet: store.fleet,
-    active: store.alertList().filter((a) => a.resolvedAt === null),
+    // By id: alerts raised in the same ms have no order of their own.
+    active: store
+      .alertList()
+      .filter((a) => a.resolvedAt === null)
+      .sort((x, y) => (x.id < y.id ? -1 : 1)),
     thresholds: store.thresholds,
   };
 }
@@ -42,7 +46,7 @@ function shown(snap: UiSnapshot) {
     semaphores: [...snap.state.semaphores].sort((x, y) => (x.key < y.key ? -1 : 1)),
     agents: [...snap.state.agents].sort((x, y) => (x.agentId < y.agentId ? -1 : 1)),
     fleet: snap.fleet,
-    active: snap.state.alerts,
+    active: [...snap.state.alerts].sort((x, y) => (x.id < y.id ? -1 : 1)),
     thresholds: snap.thresholds,
   };
 }
