@@ -1,9 +1,10 @@
 // Namespace /ui (dashboards): a snapshot on connect, then deltas of what changed, batched on one
 // timer (at most 4 a second), and a few requests with acks (docs/protocol.md, "Dashboard
 // namespace `/ui`"). A dashboard that falls behind is dropped, never buffered without bound.
-// Snapshots are built a slice at a time, once for every dashboard that asked meanwhile, and sent
-// as JSON serialised once; deltas go to the "live" room (dashboards that hold a snapshot) and
-// wait while a snapshot is built or handed out. Dashboards are capped per address and in all.
+// Snapshots (once for every dashboard that asked meanwhile) and deltas are built a few ms at a
+// time, one at a time, and sent as JSON serialised once; deltas go to the "live" room (dashboards
+// that hold a snapshot) and wait while a snapshot is built or handed out, and a snapshot waits for
+// the delta being built. Dashboards are capped per address and in all.
 import type { Namespace, Server, Socket } from "socket.io";
 import { parsePayload } from "../../../shared/protocol/index.js";
 import {
@@ -279,7 +280,8 @@ export class UiNamespace {
         return;
       }
       this.job = undefined;
-      this.idle(kind);
+      // On the next turn: the job's last slice and the next one's first would make one long task.
+      setImmediate(() => contained(`dashboard ${kind}`, this.opts.log, undefined, () => this.idle(kind)));
     };
     slice();
   }
@@ -321,6 +323,7 @@ export class UiNamespace {
       built = yield* buildSnapshot(this.core, seq, this.opts.deltaIntervalMs, this.deltas.fleetView);
     } catch (err) {
       this.opts.log(`semscope hub: dashboard snapshot failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.handing = undefined;
       for (const w of waiters) if (w.ack === undefined) w.socket.disconnect(true);
       else reply(w.ack, INTERNAL_ERROR);
       return;
