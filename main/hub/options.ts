@@ -59,7 +59,7 @@ export interface HubOptions {
    */
   agentAddressBudget?: { itemsPerSecond?: number; burst?: number };
   /** /ui tunables (tests lower them). */
-  ui?: { deltaIntervalMs?: number; maxBufferedBytes?: number; maxBufferedPackets?: number };
+  ui?: { deltaIntervalMs?: number; maxBufferedBytes?: number; maxBufferedPackets?: number; sliceMs?: number };
   /**
    * Browser origins (e.g. "app://semscope") allowed besides the hub's own. A request or handshake
    * with any other Origin header is refused; clients that send none (agents) are unaffected.
@@ -92,7 +92,7 @@ export interface ResolvedHubOptions {
   readonly agentRate: { readonly perSecond: number; readonly burst: number };
   readonly agentBudget: { readonly itemsPerSecond: number; readonly burst: number };
   readonly agentAddressBudget: { readonly itemsPerSecond: number; readonly burst: number };
-  readonly ui: { readonly deltaIntervalMs: number; readonly maxBufferedBytes: number; readonly maxBufferedPackets: number };
+  readonly ui: { readonly deltaIntervalMs: number; readonly maxBufferedBytes: number; readonly maxBufferedPackets: number; readonly sliceMs?: number };
   readonly allowedOrigins: readonly string[];
   readonly log: (line: string) => void;
   readonly alertForwarding: AlertForwardingOptions;
@@ -211,6 +211,7 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
       deltaIntervalMs: int("ui.deltaIntervalMs", ui.deltaIntervalMs, UI_LIMITS.deltaIntervalMs, UI_LIMITS.deltaIntervalMs, 60_000),
       maxBufferedBytes: int("ui.maxBufferedBytes", ui.maxBufferedBytes, UI_LIMITS.maxBufferedBytes, 1, UI_LIMITS.maxBufferedBytes),
       maxBufferedPackets: int("ui.maxBufferedPackets", ui.maxBufferedPackets, UI_LIMITS.maxBufferedPackets, 1, UI_LIMITS.maxBufferedPackets),
+      ...(ui.sliceMs === undefined ? {} : { sliceMs: int("ui.sliceMs", ui.sliceMs, 0, 0, 50) }),
     },
     allowedOrigins: [...(opts.allowedOrigins ?? [])],
     log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),

@@ -42,16 +42,9 @@ export class FleetChangeTracker {
 
   /** The next delta's fleet part, from the current list (sorted by key, as the hub makes it). */
   take(current: readonly UiFleetEntry[]): FleetChanges {
-    const changed: UiFleetEntry[] = [];
-    const seen = new Set<string>();
-    for (const f of current) {
-      seen.add(f.key);
-      this.offer(f, changed);
-    }
-    const removed: string[] = [];
-    for (const k of this.sent.keys()) if (!seen.has(k)) removed.push(k);
-    for (const k of removed) this.sent.delete(k);
-    return { changed, removed };
+    const changed = current.filter((f) => this.offer(f));
+    const seen = new Set(current.map((f) => f.key));
+    return { changed, removed: this.dropMissing((k) => seen.has(k)) };
   }
 
   /**
@@ -63,32 +56,56 @@ export class FleetChangeTracker {
     const removed: string[] = [];
     for (const key of [...moved.keys()].sort()) {
       const f = moved.get(key);
-      if (f !== undefined) this.offer(f, changed);
-      else if (this.sent.delete(key)) removed.push(key);
+      if (f !== undefined) {
+        if (this.offer(f)) changed.push(f);
+      } else if (this.drop(key)) removed.push(key);
     }
     return { changed, removed };
   }
 
-  /** Adds `f` to `changed` unless dashboards hold it already. */
-  private offer(f: UiFleetEntry, changed: UiFleetEntry[]): void {
+  /** Whether a delta must carry `f` (dashboards do not hold it already); it is then counted as sent. */
+  offer(f: UiFleetEntry): boolean {
     const before = this.sent.get(f.key);
-    if (before !== undefined && before !== null && sameFleetEntry(before, f)) return;
-    changed.push(f);
+    if (before !== undefined && before !== null && sameFleetEntry(before, f)) return false;
     this.sent.set(f.key, f);
+    return true;
+  }
+
+  /** Whether a delta must say group `key` went away (dashboards may hold it); it is then forgotten. */
+  drop(key: string): boolean {
+    return this.sent.delete(key);
+  }
+
+  /** The keys dashboards may hold for which `has` is false, forgotten: a delta says they went away. */
+  dropMissing(has: (key: string) => boolean): string[] {
+    const removed: string[] = [];
+    for (const k of this.sent.keys()) if (!has(k)) removed.push(k);
+    for (const k of removed) this.sent.delete(k);
+    return removed;
   }
 
   /** Some dashboards just got `fleet` in a snapshot (the others hold what deltas said). */
   snapshotTaken(fleet: readonly UiFleetEntry[]): void {
-    for (const f of fleet) {
-      const before = this.sent.get(f.key);
-      if (before === undefined || before === null || !sameFleetEntry(before, f)) this.sent.set(f.key, null);
-    }
+    for (const f of fleet) this.entryTaken(f, false);
   }
 
   /** Every dashboard just got `fleet` in a snapshot: they all hold exactly it. */
   resetTo(fleet: readonly UiFleetEntry[]): void {
     this.sent.clear();
-    for (const f of fleet) this.sent.set(f.key, f);
+    for (const f of fleet) this.entryTaken(f, true);
+  }
+
+  /**
+   * One entry of a snapshot some dashboards (`byAll`: every one) just got. Taking a big fleet a
+   * few entries at a time: for every dashboard, clear() first.
+   */
+  entryTaken(f: UiFleetEntry, byAll: boolean): void {
+    if (byAll) {
+      this.sent.set(f.key, f);
+      return;
+    }
+    const before = this.sent.get(f.key);
+    if (before === undefined || before === null || !sameFleetEntry(before, f)) this.sent.set(f.key, null);
   }
 
   /** No dashboard is left. */

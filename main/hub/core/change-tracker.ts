@@ -91,6 +91,16 @@ export class ChangeTracker {
     );
   }
 
+  /**
+   * Without taking anything: the keys marked since the last take() (a copy), and whether
+   * semaphores or agents went away meanwhile. A /ui snapshot brings its fleet up to date with them.
+   */
+  pending(): { keys: string[]; structure: boolean } {
+    const keys = [...this.keys];
+    for (let i = 0; i < this.markedCount; i++) keys.push(this.marked[i]);
+    return { keys, structure: this.structure || this.removedAgents.size > 0 };
+  }
+
   /** What changed since the last take(). Its `keys` must be read before the next take(). */
   take(): Changes {
     const { keys, marked, markedCount } = this;

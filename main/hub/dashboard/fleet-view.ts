@@ -1,67 +1,153 @@
 // The fleet as the last /ui delta saw it, kept per group and brought up to date from what changed.
 // Recomputing the whole fleet() (a merged histogram per group) on every delta blocked the event
-// loop for as long as the fleet was big; a delta mostly moves a few groups.
+// loop for as long as the fleet was big; a delta mostly moves a few groups. When most groups move
+// (every semaphore of a big fleet samples each second) the work still scales with the fleet, so
+// it is a generator: the caller runs it a slice at a time (see slices.ts) and yields between.
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
+import type { FleetEntry } from "../../../shared/alerts/index.js";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import { uiFleet } from "./views.js";
+import { runToEnd } from "./slices.js";
+
+/** Groups recomputed between two yields. */
+const BATCH = 16;
+
+/** Group key → its entry now, or undefined: the group is gone (no live member left). */
+export type MovedGroups = Map<string, UiFleetEntry | undefined>;
 
 export class FleetView {
-  private readonly entries = new Map<string, UiFleetEntry>();
+  private entries = new Map<string, UiFleetEntry>();
   /** Each agent's liveness as of the last update: a flip moves every group it has a member in. */
   private readonly live = new Map<string, boolean>();
-  /** entries as a list sorted by key, until the next change. */
-  private sorted: UiFleetEntry[] | undefined;
+  /** The keys sorted, until a group comes or goes (a value changing keeps the order). */
+  private sortedKeys: string[] | undefined;
   private valid = false;
 
   constructor(private readonly core: HubCore) {}
 
+  /** Whether the view holds the whole fleet (false after clear(), until the next update). */
+  get current(): boolean {
+    return this.valid;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
   /**
-   * Brings the view up to date with `changes` (taken since the last update). Returns the groups
-   * that moved (undefined: gone), or undefined when it recomputed the whole fleet (the first
-   * update, or semaphores or agents went away): then list() is the news.
+   * Brings the view up to date with `changes` (taken since the last update), writing each group
+   * that moved into `moved`. `groups` are the group keys of the changed semaphores when the caller
+   * has them (else they are looked up here). Recomputes every group when the view is not current,
+   * or semaphores or agents went away; then every entry is in `moved`, and so is every key gone.
    */
-  update(changes: Changes): Map<string, UiFleetEntry | undefined> | undefined {
+  *update(changes: Changes | undefined, moved: MovedGroups, groups?: ReadonlySet<string>): Generator<void, void, void> {
     const core = this.core;
-    if (!this.valid || changes.structure || changes.removedAgents.size > 0) {
-      this.entries.clear();
-      this.live.clear();
-      for (const a of core.registry.values()) this.live.set(a.agentId, a.live);
-      const all = uiFleet(core.engine.fleet());
-      for (const f of all) this.entries.set(f.key, f);
-      this.sorted = all;
-      this.valid = true;
-      return undefined;
+    if (changes === undefined || !this.valid || changes.structure || changes.removedAgents.size > 0) return yield* this.rebuild(moved);
+    let touched = groups;
+    if (touched === undefined) {
+      const found = new Set<string>();
+      for (const key of changes.keys) {
+        // Alert keys (an agent's, a group's) have no tracker: their semaphores are marked on their own.
+        const gk = core.registry.tracker(key)?.groupKey;
+        if (gk !== undefined) found.add(gk);
+      }
+      touched = found;
     }
-    const groups = new Set<string>();
-    for (const key of changes.keys) {
-      // Alert keys (an agent's, a group's) have no tracker: their semaphores are marked on their own.
-      const gk = core.registry.tracker(key)?.groupKey;
-      if (gk !== undefined) groups.add(gk);
-    }
+    const flipped = new Set<string>();
     for (const a of core.registry.values()) {
       if (this.live.get(a.agentId) === a.live) continue;
       this.live.set(a.agentId, a.live);
-      for (const gk of core.engine.groupsOf(a.agentId)) groups.add(gk);
+      for (const gk of core.engine.groupsOf(a.agentId)) if (!touched.has(gk)) flipped.add(gk);
     }
-    const moved = new Map<string, UiFleetEntry | undefined>();
-    for (const [gk, entry] of core.engine.fleetOf(groups)) {
-      if (entry === undefined) {
-        if (this.entries.delete(gk)) moved.set(gk, undefined);
-        continue;
-      }
-      const [f] = uiFleet([entry]);
-      this.entries.set(gk, f);
-      moved.set(gk, f);
+    yield* this.recompute(touched, moved);
+    yield* this.recompute(flipped, moved);
+  }
+
+  /**
+   * For a snapshot: recomputes the groups of `keys` (changed since the last update) and of agents
+   * whose liveness flipped, and everything when `structure` (semaphores or agents went away) or
+   * the view is not current. What it recomputes is still news for the next update, which
+   * recomputes those groups again (their keys and flips are still pending) and reports them.
+   */
+  *freshen(keys: readonly string[], structure: boolean): Generator<void, void, void> {
+    if (structure || !this.valid) return yield* this.rebuild(new Map());
+    const core = this.core;
+    const groups = new Set<string>();
+    for (const key of keys) {
+      const gk = core.registry.tracker(key)?.groupKey;
+      if (gk !== undefined) groups.add(gk);
     }
-    if (moved.size > 0) this.sorted = undefined;
+    for (const a of core.registry.values()) if (this.live.get(a.agentId) !== a.live) for (const gk of core.engine.groupsOf(a.agentId)) groups.add(gk);
+    yield* this.recompute(groups, new Map());
+  }
+
+  /** update() in one piece (tests, and a replay's resync). */
+  updateNow(changes: Changes | undefined): MovedGroups {
+    const moved: MovedGroups = new Map();
+    runToEnd(this.update(changes, moved));
     return moved;
+  }
+
+  private *recompute(groups: Iterable<string>, moved: MovedGroups): Generator<void, void, void> {
+    const batch: string[] = [];
+    const flush = () => {
+      for (const [gk, entry] of this.core.engine.fleetOf(batch)) this.set(gk, entry, moved);
+      batch.length = 0;
+    };
+    for (const gk of groups) {
+      batch.push(gk);
+      if (batch.length < BATCH) continue;
+      flush();
+      yield;
+    }
+    flush();
+  }
+
+  private set(gk: string, entry: FleetEntry | undefined, moved: MovedGroups): void {
+    if (entry === undefined) {
+      if (this.entries.delete(gk)) this.sortedKeys = undefined;
+      // Said even when the view did not hold it: a snapshot may have dropped it from the view first.
+      moved.set(gk, undefined);
+      return;
+    }
+    const [f] = uiFleet([entry]);
+    if (!this.entries.has(gk)) this.sortedKeys = undefined;
+    this.entries.set(gk, f);
+    moved.set(gk, f);
+  }
+
+  /** Every group recomputed, the old entries kept until the new ones are all made. */
+  private *rebuild(moved: MovedGroups): Generator<void, void, void> {
+    const core = this.core;
+    const old = this.entries;
+    this.entries = new Map();
+    this.sortedKeys = undefined;
+    this.live.clear();
+    for (const a of core.registry.values()) this.live.set(a.agentId, a.live);
+    const groups = new Set<string>();
+    for (const t of core.registry.trackers()) groups.add(t.groupKey);
+    yield;
+    yield* this.recompute(groups, moved);
+    for (const k of old.keys()) if (!this.entries.has(k)) moved.set(k, undefined);
+    this.valid = true;
+  }
+
+  /** The group keys, sorted (as fleet() orders its entries). */
+  keys(): readonly string[] {
+    this.sortedKeys ??= [...this.entries.keys()].sort();
+    return this.sortedKeys;
+  }
+
+  entry(key: string): UiFleetEntry | undefined {
+    return this.entries.get(key);
   }
 
   /** The fleet as of the last update, sorted by key (as fleet() gives it). */
   list(): UiFleetEntry[] {
-    this.sorted ??= [...this.entries.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-    return this.sorted;
+    const out: UiFleetEntry[] = [];
+    for (const k of this.keys()) out.push(this.entries.get(k)!);
+    return out;
   }
 
   /** No dashboard is left: the next update recomputes everything. */
@@ -69,6 +155,6 @@ export class FleetView {
     this.valid = false;
     this.entries.clear();
     this.live.clear();
-    this.sorted = undefined;
+    this.sortedKeys = undefined;
   }
 }

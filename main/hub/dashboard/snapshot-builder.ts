@@ -1,20 +1,18 @@
 // The /ui snapshot as JSON text, made a slice at a time: at 10,000 semaphores shaping and
-// serialising it takes a few hundred ms, which in one piece held every agent's acks. Each step
-// does what fits before a deadline; the caller yields to the event loop between steps and sends
-// no delta until the build is done, so the snapshot and the deltas after it agree (a semaphore
-// read late in the build may be newer than deltaSeq says: the next delta repeats it, by key).
-import { performance } from "node:perf_hooks";
+// serialising it takes a few hundred ms, which in one piece held every agent's acks. It is a
+// generator (slices.ts): the caller yields to the event loop between slices and sends no delta
+// until the build is done, so the snapshot and the deltas after it agree (a semaphore read late in
+// the build may be newer than deltaSeq says: the next delta repeats it, by key). The fleet is the
+// fleet view's, with the groups that moved since the last delta recomputed first.
 import { WindowScratch } from "../../../shared/history/index.js";
 import { UI_LIMITS, type UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import type { HubCore } from "../core/hub-core.js";
-import { sparkline, uiFleet, uiSemaphore } from "./views.js";
+import type { FleetView } from "./fleet-view.js";
+import { JsonItems } from "./raw-json.js";
+import { sparkline, uiSemaphore } from "./views.js";
 
-/** Work done between two yields to the event loop. */
-export const SNAPSHOT_SLICE_MS = 8;
-/** Semaphores shaped between two looks at the clock. */
-const BATCH = 64;
-
-type Tracker = ReturnType<HubCore["registry"]["trackers"]> extends Iterable<infer T> ? T : never;
+/** Semaphores shaped, or fleet entries written, between two yields. */
+const BATCH = 16;
 
 export interface BuiltSnapshot {
   readonly json: string;
@@ -23,63 +21,47 @@ export interface BuiltSnapshot {
   readonly fleet: readonly UiFleetEntry[];
 }
 
-export class SnapshotBuilder {
-  private readonly head: string;
-  private readonly trackers: Tracker[];
-  private next = 0;
-  private readonly keys: string[] = [];
-  private readonly semaphores: string[] = [];
-  private readonly sparklines: string[] = [];
-  private readonly scratch = new WindowScratch();
-  private result: BuiltSnapshot | undefined;
-
-  constructor(
-    private readonly core: HubCore,
-    deltaSeq: number,
-    private readonly deltaIntervalMs: number,
-    /** The fleet as of deltaSeq, when the caller has it; else read at the end of the build. */
-    private readonly fleet?: readonly UiFleetEntry[],
-  ) {
-    this.trackers = [...core.registry.trackers()];
-    const hub = JSON.stringify(core.hubInfo());
-    const agents = JSON.stringify(core.registry.agents());
-    this.head = `{"serverTime":${core.now()},"deltaSeq":${deltaSeq},"state":{"hub":${hub},"agents":${agents},"semaphores":[`;
-  }
-
-  get done(): BuiltSnapshot | undefined {
-    return this.result;
-  }
-
-  /** Builds until `deadline` (performance.now()); the snapshot once it is whole. */
-  step(deadline: number): BuiltSnapshot | undefined {
-    const core = this.core;
-    while (this.next < this.trackers.length) {
-      const end = Math.min(this.trackers.length, this.next + BATCH);
-      for (; this.next < end; this.next++) {
-        const tracker = this.trackers[this.next];
-        const key = tracker.key;
-        this.keys.push(key);
-        this.semaphores.push(JSON.stringify(uiSemaphore(core, tracker.state())));
-        if (this.sparklines.length >= UI_LIMITS.maxSparklines) continue;
-        const line = sparkline(core, key, this.scratch);
-        if (line !== undefined) this.sparklines.push(`${JSON.stringify(key)}:${JSON.stringify(line)}`);
-      }
-      if (performance.now() >= deadline) return undefined;
+/**
+ * Builds the snapshot a slice at a time (run it with slices.ts). `fleetView` is brought up to date
+ * first (FleetView.freshen).
+ */
+export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs: number, fleetView: FleetView): Generator<void, BuiltSnapshot, void> {
+  const trackers = [...core.registry.trackers()];
+  const hub = JSON.stringify(core.hubInfo());
+  const agents = JSON.stringify(core.registry.agents());
+  const head = `{"serverTime":${core.now()},"deltaSeq":${deltaSeq},"state":{"hub":${hub},"agents":${agents},"semaphores":[`;
+  const pending = core.changes.pending();
+  yield* fleetView.freshen(pending.keys, pending.structure);
+  const keys: string[] = [];
+  const semaphores = new JsonItems();
+  const sparklines = new JsonItems();
+  const scratch = new WindowScratch();
+  for (let i = 0; i < trackers.length; i++) {
+    const tracker = trackers[i];
+    const key = tracker.key;
+    keys.push(key);
+    semaphores.push(JSON.stringify(uiSemaphore(core, tracker.state())));
+    if (sparklines.count < UI_LIMITS.maxSparklines) {
+      const line = sparkline(core, key, scratch);
+      if (line !== undefined) sparklines.push(`${JSON.stringify(key)}:${JSON.stringify(line)}`);
     }
-    return (this.result ??= this.finish());
+    if (i % BATCH === BATCH - 1) yield;
   }
-
-  private finish(): BuiltSnapshot {
-    const engine = this.core.engine;
-    const fleet = this.fleet ?? uiFleet(engine.fleet());
-    const limits = { deltaIntervalMs: this.deltaIntervalMs, sparklinePoints: UI_LIMITS.sparklinePoints };
-    const json =
-      `${this.head}${this.semaphores.join(",")}],"alerts":${JSON.stringify(engine.activeAlerts())}},` +
-      `"alertLog":${JSON.stringify(engine.allAlerts())},"fleet":${JSON.stringify(fleet)},` +
-      `"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{${this.sparklines.join(",")}},"limits":${JSON.stringify(limits)}}`;
-    this.trackers.length = 0;
-    this.semaphores.length = 0;
-    this.sparklines.length = 0;
-    return { json, keys: this.keys, fleet };
+  trackers.length = 0;
+  const fleet: UiFleetEntry[] = [];
+  const fleetJson = new JsonItems();
+  const groups = fleetView.keys();
+  for (let i = 0; i < groups.length; i++) {
+    const f = fleetView.entry(groups[i])!;
+    fleet.push(f);
+    fleetJson.push(JSON.stringify(f));
+    if (i % BATCH === BATCH - 1) yield;
   }
+  const engine = core.engine;
+  const limits = { deltaIntervalMs, sparklinePoints: UI_LIMITS.sparklinePoints };
+  const json =
+    `${head}${semaphores.text()}],"alerts":${JSON.stringify(engine.activeAlerts())}},` +
+    `"alertLog":${JSON.stringify(engine.allAlerts())},"fleet":[${fleetJson.text()}],` +
+    `"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{${sparklines.text()}},"limits":${JSON.stringify(limits)}}`;
+  return { json, keys, fleet };
 }

@@ -1,15 +1,13 @@
 // Namespace /ui (dashboards): a snapshot on connect, then deltas of what changed, batched on one
 // timer (at most 4 a second), and a few requests with acks (docs/protocol.md, "Dashboard
 // namespace `/ui`"). A dashboard that falls behind is dropped, never buffered without bound.
-// Snapshots are built a slice at a time, once for every dashboard that asked meanwhile, and sent
-// as JSON serialised once; deltas go to the "live" room (dashboards that hold a snapshot) and
-// wait while a snapshot is built or handed out. Dashboards are capped per address and in all.
+// Snapshots (once for every dashboard that asked meanwhile) and deltas are built a few ms at a
+// time, one at a time, and sent as JSON serialised once; deltas go to the "live" room (dashboards
+// that hold a snapshot) and wait while a snapshot is built or handed out, and a snapshot waits for
+// the delta being built. Dashboards are capped per address and in all.
 import type { Namespace, Server, Socket } from "socket.io";
 import { parsePayload } from "../../../shared/protocol/index.js";
 import {
-  FleetChangeTracker,
-  toPatch,
-  UI_IDENTITY_FIELDS,
   UI_LIMITS,
   uiAlertAckSchema,
   uiEmptyRequestSchema,
@@ -19,8 +17,6 @@ import {
   UI_NAMESPACE_EVENTS,
   type HubToUiEvents,
   type UiDelta,
-  type UiIdentityField,
-  type UiSemaphorePatch,
   type UiSnapshot,
   type UiToHubEvents,
 } from "../../../shared/ui-protocol/index.js";
@@ -28,14 +24,15 @@ import { UI_NAMESPACE } from "../../../shared/protocol/index.js";
 import { contained, reply, splitArgs } from "../socket/listener.js";
 import type { Ack } from "../../../shared/protocol/index.js";
 import type { TokenCheck } from "../auth.js";
+import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
 import { TokenBucket } from "../socket/token-bucket.js";
-import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/index.js";
 import { performance } from "node:perf_hooks";
-import { rawJsonBroadcasts, rawJsonReplies, RawJson } from "./raw-json.js";
-import { FleetView } from "./fleet-view.js";
-import { SnapshotBuilder, SNAPSHOT_SLICE_MS, type BuiltSnapshot } from "./snapshot-builder.js";
-import { fleetHistoryView, historyView, uiFleet, uiSemaphore, type ViewResult } from "./views.js";
+import { AFTER_ACK, AFTER_EVENT, rawJsonBroadcasts, rawJsonReplies, RawJson } from "./raw-json.js";
+import { UiDeltas } from "./delta-builder.js";
+import { buildSnapshot, type BuiltSnapshot } from "./snapshot-builder.js";
+import { runToEnd, runUntil, SLICE_MS, type Job } from "./slices.js";
+import { fleetHistoryView, historyView, uiFleet, type ViewResult } from "./views.js";
 
 type UiSocket = Socket<UiToHubEvents, HubToUiEvents>;
 type RequestName = keyof UiToHubEvents;
@@ -47,6 +44,8 @@ export interface UiOptions {
   /** Dashboards at once, in all and from one address (default UI_LIMITS'). */
   readonly maxClients?: number;
   readonly maxClientsPerAddress?: number;
+  /** Work between two yields to the event loop when building a delta or snapshot (default SLICE_MS; tests set 0 to cut at every step). */
+  readonly sliceMs?: number;
   readonly log: (line: string) => void;
 }
 
@@ -61,6 +60,8 @@ interface Waiter {
   readonly socket: UiSocket;
   readonly ack?: (answer: unknown) => void;
 }
+
+type JobKind = "delta" | "snapshot";
 
 const INTERNAL_ERROR = { ok: false, error: "internal error" } as const;
 
@@ -82,32 +83,18 @@ function answer<T extends object>(r: ViewResult<T>): Ack {
 
 export class UiNamespace {
   readonly nsp: Namespace<UiToHubEvents, HubToUiEvents>;
-  private seq = 0;
-  private lastRejected = -1;
-  /** hub.admission as last sent, as JSON (it changes seldom: compared whole). */
-  private lastAdmission = "";
-  /** Keys dashboards have been told about, to say which went away. */
-  private known = new Set<string>();
-  /** The registration each key's config was last sent in a delta with (snapshots carry every config). */
-  private sentInfo = new Map<string, SemaphoreInfo>();
-  /** The identity each key was last sent with in a delta (UiSemaphorePatch: later entries leave it out). */
-  private sentIdentity = new Map<string, Pick<SemaphoreState, UiIdentityField>>();
-  /** The fleet entries dashboards hold: a delta carries only those that changed. */
-  private readonly fleet = new FleetChangeTracker();
+  /** What dashboards were told, and the delta being built against it. */
+  private readonly deltas: UiDeltas;
   /** Bytes buffered right after a dashboard's snapshot, shrinking as it reads: a big snapshot is not "behind". */
   private readonly allowance = new WeakMap<UiSocket, number>();
   /** Asked for a snapshot after the build under way began: they get the next one. */
   private queued: Waiter[] = [];
-  /** The snapshot being built and who gets it. */
-  private building: { builder: SnapshotBuilder; waiters: Waiter[] } | undefined;
-  /** snapshot:get answers still to send, one per turn of the event loop (each copies a few MB). */
-  private readonly outbox: { w: Waiter; raw: RawJson }[] = [];
+  /** The delta or snapshot being built or sent, one at a time. */
+  private job: Job | undefined;
+  /** Who the snapshot being built or handed out is for, and how many of them have it. */
+  private handing: { waiters: readonly Waiter[]; next: number } | undefined;
   /** The last snapshot built, served again while nothing changed (same delta seq, no change since). */
   private cached: { built: BuiltSnapshot; raw: RawJson; seq: number; hub: string; at: number } | undefined;
-  /** The fleet as the last delta computed it, group by group. */
-  private readonly fleetView: FleetView;
-  /** The delta seq fleetView is as of. */
-  private fleetSeq = -1;
   /** A delta is due but waits for a snapshot's build or hand-out. */
   private flushOwed = false;
   /** Snapshots built (tests read it: one per generation, not one per dashboard). */
@@ -126,7 +113,7 @@ export class UiNamespace {
     tokens: TokenCheck,
     private readonly opts: UiOptions,
   ) {
-    this.fleetView = new FleetView(core);
+    this.deltas = new UiDeltas(core);
     this.maxClients = opts.maxClients ?? UI_LIMITS.maxClients;
     this.maxClientsPerAddress = opts.maxClientsPerAddress ?? UI_LIMITS.maxClientsPerAddress;
     this.nsp = io.of(UI_NAMESPACE);
@@ -149,9 +136,9 @@ export class UiNamespace {
 
   close(): void {
     clearInterval(this.timer);
-    this.building = undefined;
+    this.job = undefined;
+    this.handing = undefined;
     this.queued = [];
-    this.outbox.length = 0;
   }
 
   /** Why a new dashboard from `address` is refused (a sentence the page shows), or null. */
@@ -271,7 +258,43 @@ export class UiNamespace {
   }
 
   private get busy(): boolean {
-    return this.building !== undefined || this.outbox.length > 0;
+    return this.job !== undefined;
+  }
+
+  /**
+   * Runs `job` (a delta or a snapshot: one at a time) a slice per turn of the event loop, the
+   * first slice now; then whatever waited for it (idle()).
+   */
+  private start(kind: JobKind, job: Job): void {
+    this.job = job;
+    const slice = (): void => {
+      if (this.job !== job) return;
+      let ended = true;
+      try {
+        ended = runUntil(job, performance.now() + (this.opts.sliceMs ?? SLICE_MS));
+      } catch (err) {
+        this.opts.log(`semscope hub: dashboard ${kind} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      }
+      if (!ended) {
+        setImmediate(slice);
+        return;
+      }
+      this.job = undefined;
+      // On the next turn: the job's last slice and the next one's first would make one long task.
+      setImmediate(() => contained(`dashboard ${kind}`, this.opts.log, undefined, () => this.idle(kind)));
+    };
+    slice();
+  }
+
+  /**
+   * Nothing is being built or sent: the next job. After a delta, a snapshot asked for goes first;
+   * after a snapshot, the delta it held back; so neither waits for more than one of the other.
+   */
+  private idle(after: JobKind): void {
+    if (this.busy) return;
+    if (after === "delta" && this.queued.length > 0) return this.startBuild();
+    if (this.flushOwed) this.flush();
+    if (this.queued.length > 0 && !this.busy) this.startBuild();
   }
 
   /** `w` gets a snapshot holding everything stored by now, and the deltas after it. */
@@ -279,89 +302,58 @@ export class UiNamespace {
     this.storeDeferred();
     const c = this.cached;
     const fresh =
-      c !== undefined && c.seq === this.seq && this.core.changes.empty && performance.now() - c.at < CACHE_MS && JSON.stringify(this.core.hubInfo()) === c.hub;
-    if (fresh && !this.busy) return this.handOut(c.built, c.raw, [w]);
+      c !== undefined && c.seq === this.deltas.seq && this.core.changes.empty && performance.now() - c.at < CACHE_MS && JSON.stringify(this.core.hubInfo()) === c.hub;
+    if (fresh && !this.busy) return this.start("snapshot", this.handOut(c.built, c.raw, [w]));
     this.queued.push(w);
     if (!this.busy) this.startBuild();
   }
 
-  /** Builds one snapshot for everyone queued, a slice per turn of the event loop (the first one now). */
+  /** Builds one snapshot for everyone queued, and hands it out. */
   private startBuild(): void {
-    // The fleet as the last delta computed it is the fleet as of deltaSeq: the build need not compute it again.
-    const fleet = this.fleetSeq === this.seq ? this.fleetView.list() : undefined;
-    const b = { builder: new SnapshotBuilder(this.core, this.seq, this.opts.deltaIntervalMs, fleet), waiters: this.queued };
+    const waiters = this.queued;
     this.queued = [];
-    this.building = b;
-    const run = (): void => {
-      if (this.building !== b) return;
-      let built: BuiltSnapshot | undefined;
-      try {
-        built = b.builder.step(performance.now() + SNAPSHOT_SLICE_MS);
-      } catch (err) {
-        this.building = undefined;
-        this.opts.log(`semscope hub: dashboard snapshot failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        for (const w of b.waiters) if (w.ack === undefined) w.socket.disconnect(true);
-        else reply(w.ack, INTERNAL_ERROR);
-        return this.idle();
-      }
-      if (built === undefined) {
-        setImmediate(run);
-        return;
-      }
-      this.building = undefined;
-      this.builds++;
-      const raw = new RawJson(built.json);
-      this.cached = { built, raw, seq: this.seq, hub: JSON.stringify(this.core.hubInfo()), at: performance.now() };
-      this.handOut(built, raw, b.waiters);
-    };
-    run();
+    this.start("snapshot", this.buildAndHandOut(waiters));
+  }
+
+  private *buildAndHandOut(waiters: Waiter[]): Job {
+    this.handing = { waiters, next: 0 };
+    const seq = this.deltas.seq;
+    let built: BuiltSnapshot;
+    try {
+      built = yield* buildSnapshot(this.core, seq, this.opts.deltaIntervalMs, this.deltas.fleetView);
+    } catch (err) {
+      this.opts.log(`semscope hub: dashboard snapshot failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.handing = undefined;
+      for (const w of waiters) if (w.ack === undefined) w.socket.disconnect(true);
+      else reply(w.ack, INTERNAL_ERROR);
+      return;
+    }
+    this.builds++;
+    const raw = new RawJson(built.json);
+    this.cached = { built, raw, seq, hub: JSON.stringify(this.core.hubInfo()), at: performance.now() };
+    yield* this.handOut(built, raw, waiters);
   }
 
   /**
-   * Sends `raw` to the dashboards waiting for it: one shared `snapshot` event to the new
-   * connections, and each `snapshot:get` answer on its own turn of the event loop. No delta goes
-   * out until all are sent, so each dashboard gets the deltas after its snapshot and no other.
+   * Sends `raw` to the dashboards waiting for it, one per slice at most (each copies a few MB):
+   * a `snapshot` event to new connections, an answer to each `snapshot:get`. No delta goes out
+   * until all are sent, so each dashboard gets the deltas after its snapshot and no other.
    */
-  private handOut(built: BuiltSnapshot, raw: RawJson, waiters: readonly Waiter[]): void {
-    this.taken(built, false);
-    const fresh = waiters.filter((w) => w.ack === undefined && w.socket.connected).map((w) => w.socket);
-    if (fresh.length > 0) {
-      this.nsp.to(fresh.map((s) => s.id)).emit("snapshot", raw as unknown as UiSnapshot);
-      for (const socket of fresh) this.joined(socket);
-    }
-    for (const w of waiters) if (w.ack !== undefined) this.outbox.push({ w, raw });
-    this.drain();
-  }
-
-  /** Sends the next snapshot:get answer, then the rest on later turns; idle() when none is left. */
-  private drain(): void {
-    const next = this.outbox.shift();
-    if (next === undefined) return this.idle();
-    const { w, raw } = next;
-    if (w.socket.connected) {
-      reply(w.ack, { ok: true, snapshot: raw });
+  private *handOut(built: BuiltSnapshot, raw: RawJson, waiters: readonly Waiter[]): Job {
+    const handing = { waiters, next: 0 };
+    this.handing = handing;
+    yield* this.deltas.taken(built, false, this.live === 0);
+    if (waiters.some((w) => w.ack === undefined)) yield* raw.prepare(AFTER_EVENT);
+    if (waiters.some((w) => w.ack !== undefined)) yield* raw.prepare(AFTER_ACK);
+    for (const w of waiters) {
+      handing.next++;
+      if (!w.socket.connected) continue;
+      if (w.ack === undefined) w.socket.emit("snapshot", raw as unknown as UiSnapshot);
+      else reply(w.ack, { ok: true, snapshot: raw });
       this.joined(w.socket);
+      yield;
     }
-    setImmediate(() => contained("dashboard snapshot", this.opts.log, undefined, () => this.drain()));
-  }
-
-  /** A snapshot is no longer being built or handed out: the delta it held back, then the next build. */
-  private idle(): void {
-    if (this.busy) return;
-    if (this.flushOwed) this.flush();
-    if (this.queued.length > 0 && !this.busy) this.startBuild();
-  }
-
-  /** Dashboards now hold `built` (with `everyone`: all of them, nothing else). */
-  private taken(built: BuiltSnapshot, everyone: boolean): void {
-    if (everyone) {
-      this.known = new Set(built.keys);
-      // Every dashboard holds every identity now; keys the snapshot dropped must not linger.
-      this.sentIdentity.clear();
-    } else for (const k of built.keys) this.known.add(k);
-    // Alone, they hold exactly this fleet; with others, the next delta brings everyone level.
-    if (everyone || this.live === 0) this.fleet.resetTo(built.fleet);
-    else this.fleet.snapshotTaken(built.fleet);
+    this.handing = undefined;
   }
 
   /** `socket` holds a snapshot: it gets every delta from now on. */
@@ -378,19 +370,20 @@ export class UiNamespace {
   resync(): void {
     this.storeDeferred();
     this.core.changes.take();
-    // Those changes are dropped: the next delta's fleet is computed whole.
-    this.fleetView.clear();
+    // Those changes are dropped: the fleet is computed whole.
+    this.deltas.fleetView.clear();
     // Whatever was built or queued describes the hub before the jump: everyone gets this one instead.
-    const answers = [...(this.building?.waiters ?? []), ...this.queued, ...this.outbox.map((o) => o.w)].filter((w) => w.ack !== undefined);
-    this.building = undefined;
+    const answers = [...(this.handing?.waiters.slice(this.handing.next) ?? []), ...this.queued].filter((w) => w.ack !== undefined);
+    this.job = undefined;
+    this.handing = undefined;
     this.queued = [];
-    this.outbox.length = 0;
     this.flushOwed = false;
-    const built = new SnapshotBuilder(this.core, this.seq, this.opts.deltaIntervalMs).step(Infinity) as BuiltSnapshot;
+    const seq = this.deltas.seq;
+    const built = runToEnd(buildSnapshot(this.core, seq, this.opts.deltaIntervalMs, this.deltas.fleetView));
     this.builds++;
     const raw = new RawJson(built.json);
-    this.cached = { built, raw, seq: this.seq, hub: JSON.stringify(this.core.hubInfo()), at: performance.now() };
-    this.taken(built, true);
+    this.cached = { built, raw, seq, hub: JSON.stringify(this.core.hubInfo()), at: performance.now() };
+    runToEnd(this.deltas.taken(built, true, true));
     this.nsp.emit("snapshot", raw as unknown as UiSnapshot);
     for (const socket of this.nsp.sockets.values()) this.joined(socket);
     for (const w of answers) if (w.socket.connected) reply(w.ack, { ok: true, snapshot: raw });
@@ -408,84 +401,23 @@ export class UiNamespace {
     const changes = this.core.changes.take();
     // Checked every tick, changes or not: a dashboard can fall behind on its own requests too.
     for (const socket of this.nsp.sockets.values()) if (this.behind(socket)) this.drop(socket);
-    if (this.live === 0) {
-      this.fleetSeq = -1;
-      this.fleetView.clear();
-      this.known.clear();
-      this.sentInfo.clear();
-      this.sentIdentity.clear();
-      this.fleet.clear();
-      return;
-    }
-    const rejected = this.core.rejected;
-    const admission = this.core.admission?.();
-    const admissionJson = admission === undefined ? "" : JSON.stringify(admission);
-    const quiet =
-      changes.keys.size === 0 && !changes.structure && changes.agents.size === 0 && changes.removedAgents.size === 0 &&
-      changes.alerts.length === 0 && !changes.thresholds && rejected === this.lastRejected && admissionJson === this.lastAdmission;
-    if (quiet) return;
-    this.lastRejected = rejected;
-
-    const core = this.core;
-    const delta: UiDelta = { seq: ++this.seq, serverTime: core.now(), rejected };
-    if (admission !== undefined && admissionJson !== this.lastAdmission) delta.admission = admission;
-    this.lastAdmission = admissionJson;
-    if (changes.keys.size > 0 || changes.structure) {
-      // A config goes out once per registration: dashboards keep the one they have.
-      const configChanged = (key: string, info: SemaphoreInfo): boolean => {
-        if (this.sentInfo.get(key) === info) return false;
-        this.sentInfo.set(key, info);
-        return true;
-      };
-      const patch = (s: SemaphoreState) => toPatch(uiSemaphore(core, s, configChanged), this.identityChanged(s));
-      const registry = core.registry;
-      const changed: UiSemaphorePatch[] = [];
-      if (changes.structure) {
-        // Semaphores may have gone: compare every key dashboards know with the registry's.
-        const all = registry.semaphores();
-        const current = new Set(all.map((s) => s.key));
-        for (const s of all) if (changes.keys.has(s.key)) changed.push(patch(s));
-        const removed = [...this.known].filter((k) => !current.has(k));
-        if (removed.length > 0) delta.removed = removed;
-        for (const k of removed) {
-          this.sentInfo.delete(k);
-          this.sentIdentity.delete(k);
-        }
-        this.known = current;
-      } else {
-        // Only samples and alerts: the work is in proportion to what moved, not to the fleet.
-        for (const key of changes.keys) {
-          const s = registry.tracker(key)?.state();
-          if (s === undefined) continue;
-          changed.push(patch(s));
-          this.known.add(key);
-        }
-      }
-      if (changed.length > 0) delta.semaphores = changed;
-    }
-    if (changes.agents.size > 0) delta.agents = core.registry.agents().filter((a) => changes.agents.has(a.agentId));
-    if (changes.removedAgents.size > 0) delta.removedAgents = [...changes.removedAgents];
-    if (changes.alerts.length > 0) delta.alerts = [...changes.alerts];
-    if (changes.keys.size > 0 || changes.structure || changes.agents.size > 0 || changes.removedAgents.size > 0) {
-      const moved = this.fleetView.update(changes);
-      this.fleetSeq = delta.seq;
-      const fleet = moved === undefined ? this.fleet.take(this.fleetView.list()) : this.fleet.takeSome(moved);
-      if (fleet.changed.length > 0) delta.fleet = fleet.changed;
-      if (fleet.removed.length > 0) delta.removedFleet = fleet.removed;
-    }
-    if (changes.thresholds) delta.thresholds = core.engine.thresholds;
-    this.nsp.to(LIVE).emit("delta", delta);
+    if (this.live === 0) return this.deltas.clear();
+    this.start("delta", this.sendDelta(changes));
   }
 
-  /**
-   * Whether a delta must carry `s`'s identity: dashboards have not had it from a delta yet, or it
-   * changed since (a new agent, a register). A dashboard that connected later has it from its snapshot.
-   */
-  private identityChanged(s: SemaphoreState): boolean {
-    const sent = this.sentIdentity.get(s.key);
-    if (sent !== undefined && UI_IDENTITY_FIELDS.every((f) => sent[f] === s[f])) return false;
-    this.sentIdentity.set(s.key, { agentId: s.agentId, service: s.service, instance: s.instance, id: s.id, name: s.name, kind: s.kind });
-    return true;
+  /** Builds the delta a slice at a time, then sends its text to each live dashboard, one per slice at most. */
+  private *sendDelta(changes: Changes): Job {
+    const delta = yield* this.deltas.build(changes);
+    if (delta === undefined) return;
+    const raw = new RawJson(delta.json);
+    yield* raw.prepare(AFTER_EVENT);
+    const ids = [...(this.nsp.adapter.rooms.get(LIVE) ?? [])];
+    for (const id of ids) {
+      const socket = this.nsp.sockets.get(id);
+      if (socket === undefined || !socket.connected) continue;
+      socket.emit("delta", raw as unknown as UiDelta);
+      yield;
+    }
   }
 
   /** More bytes or packets waiting for it than the bounds allow (beyond what its snapshot left). */

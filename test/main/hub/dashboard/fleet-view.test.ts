@@ -9,13 +9,8 @@ import { FleetView } from "../../../../main/hub/dashboard/fleet-view.js";
 import { uiFleet } from "../../../../main/hub/dashboard/views.js";
 import { FleetChangeTracker, type UiFleetEntry } from "../../../../shared/ui-protocol/index.js";
 import { hello, info, sample, summaryOf, T0 } from "../helpers.js";
+import { AGENTS, agentStepArb, IDS } from "./fleet-steps.js";
 
-const IDS = ["db", "cache", "http"];
-const AGENTS = [
-  { agentId: "a1", service: "checkout", instance: "web-1" },
-  { agentId: "a2", service: "checkout", instance: "web-2" },
-  { agentId: "a3", service: "search", instance: "web-1" },
-];
 
 function setUp() {
   let now = T0;
@@ -30,9 +25,9 @@ function setUp() {
   const tracker = new FleetChangeTracker();
   /** What dashboards hold: every delta's entries and removals applied in order. */
   const held = new Map<string, UiFleetEntry>();
-  const delta = (): Map<string, UiFleetEntry | undefined> | undefined => {
-    const moved = view.update(core.changes.take());
-    const d = moved === undefined ? tracker.take(view.list()) : tracker.takeSome(moved);
+  const delta = (): Map<string, UiFleetEntry | undefined> => {
+    const moved = view.updateNow(core.changes.take());
+    const d = tracker.takeSome(moved);
     for (const f of d.changed) held.set(f.key, f);
     for (const k of d.removed) held.delete(k);
     return moved;
@@ -41,17 +36,7 @@ function setUp() {
 }
 
 const stepArb = fc.oneof(
-  {
-    weight: 6,
-    arbitrary: fc.record({
-      kind: fc.constant("samples" as const),
-      agent: fc.nat(AGENTS.length - 1),
-      ids: fc.subarray(IDS, { minLength: 1 }),
-      inUse: fc.nat(10),
-      waits: fc.array(fc.integer({ min: 1, max: 5000 }), { maxLength: 4 }),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("register" as const), agent: fc.nat(AGENTS.length - 1), ids: fc.subarray(IDS) }) },
+  { weight: 7, arbitrary: agentStepArb(IDS) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("disconnect" as const), agent: fc.nat(AGENTS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("hello" as const), agent: fc.nat(AGENTS.length - 1) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("tick" as const), ms: fc.integer({ min: 100, max: 10_000 }) }) },
@@ -64,8 +49,8 @@ describe("the /ui delta's fleet", () => {
     delta();
     core.samples(recs[2], { seq: 1, t: T0 + 1000, intervalMs: 1000, items: [sample("cache", { inUse: 3 })] });
     const moved = delta();
-    expect(moved === undefined ? undefined : [...moved.keys()]).toEqual(["search/cache"]);
-    expect(moved?.get("search/cache")).toEqual(uiFleet(core.engine.fleet()).find((f) => f.key === "search/cache"));
+    expect([...moved.keys()]).toEqual(["search/cache"]);
+    expect(moved.get("search/cache")).toEqual(uiFleet(core.engine.fleet()).find((f) => f.key === "search/cache"));
   });
 
   it("keeps exactly what a full fleet() gives, and dashboards end up holding it, whatever changed", () => {

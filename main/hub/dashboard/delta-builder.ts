@@ -1,0 +1,183 @@
+// The /ui delta as JSON text, made a slice at a time (slices.ts), and what dashboards hold that it
+// is computed against. When every semaphore of a big fleet samples each second, a delta carries
+// nearly all of them and moves nearly every fleet group: shaping, recomputing and serialising
+// that in one piece held agents' acks for hundreds of ms. Each entry is serialised as it is made,
+// so socket.io sends the text as it is (raw-json.ts) instead of walking a big object.
+import {
+  FleetChangeTracker,
+  toPatch,
+  UI_IDENTITY_FIELDS,
+  type UiIdentityField,
+} from "../../../shared/ui-protocol/index.js";
+import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/index.js";
+import type { Changes } from "../core/change-tracker.js";
+import type { HubCore } from "../core/hub-core.js";
+import { FleetView, type MovedGroups } from "./fleet-view.js";
+import { JsonItems } from "./raw-json.js";
+import type { BuiltSnapshot } from "./snapshot-builder.js";
+import { uiSemaphore } from "./views.js";
+
+/** Semaphores shaped, or fleet entries offered, between two yields. */
+const BATCH = 16;
+
+/** Keys or fleet entries of a snapshot marked as held between two yields. */
+const TAKEN_BATCH = 512;
+
+/** A delta's JSON text and its seq. */
+export interface BuiltDelta {
+  readonly seq: number;
+  readonly json: string;
+}
+
+export class UiDeltas {
+  /** The seq of the last delta sent. */
+  seq = 0;
+  private lastRejected = -1;
+  /** hub.admission as last sent, as JSON (it changes seldom: compared whole). */
+  private lastAdmission = "";
+  /** Keys dashboards have been told about, to say which went away. */
+  private known = new Set<string>();
+  /** The registration each key's config was last sent in a delta with (snapshots carry every config). */
+  private readonly sentInfo = new Map<string, SemaphoreInfo>();
+  /** The identity each key was last sent with in a delta (UiSemaphorePatch: later entries leave it out). */
+  private readonly sentIdentity = new Map<string, Pick<SemaphoreState, UiIdentityField>>();
+  /** The fleet entries dashboards hold: a delta carries only those that changed. */
+  private readonly fleet = new FleetChangeTracker();
+  /** The fleet as the last delta computed it, group by group (snapshots take it from here). */
+  readonly fleetView: FleetView;
+
+  constructor(private readonly core: HubCore) {
+    this.fleetView = new FleetView(core);
+  }
+
+  /** No dashboard holds anything: forget what they were told. */
+  clear(): void {
+    this.fleetView.clear();
+    this.known.clear();
+    this.sentInfo.clear();
+    this.sentIdentity.clear();
+    this.fleet.clear();
+  }
+
+  /**
+   * Dashboards now hold `built` (with `everyone`: all of them, nothing else; `alone`: no other
+   * dashboard holds anything). A generator (slices.ts): a snapshot holds thousands of keys.
+   */
+  *taken(built: BuiltSnapshot, everyone: boolean, alone: boolean): Generator<void, void, void> {
+    if (everyone) {
+      this.known = new Set(built.keys);
+      // Every dashboard holds every identity now; keys the snapshot dropped must not linger.
+      this.sentIdentity.clear();
+    } else
+      for (let i = 0; i < built.keys.length; i++) {
+        this.known.add(built.keys[i]);
+        if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
+      }
+    // Alone, they hold exactly this fleet; with others, the next delta brings everyone level.
+    const byAll = everyone || alone;
+    if (byAll) this.fleet.clear();
+    for (let i = 0; i < built.fleet.length; i++) {
+      this.fleet.entryTaken(built.fleet[i], byAll);
+      if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
+    }
+  }
+
+  /**
+   * The delta for `changes` (taken since the last delta), or undefined when there is nothing to
+   * say. Its seq is taken when it is done, so a build abandoned half way (a replay's resync)
+   * costs no seq; what it marked as sent is then reset by the snapshot that replaces it.
+   */
+  *build(changes: Changes): Generator<void, BuiltDelta | undefined, void> {
+    const core = this.core;
+    const rejected = core.rejected;
+    const admission = core.admission?.();
+    const admissionJson = admission === undefined ? "" : JSON.stringify(admission);
+    const quiet =
+      changes.keys.size === 0 && !changes.structure && changes.agents.size === 0 && changes.removedAgents.size === 0 &&
+      changes.alerts.length === 0 && !changes.thresholds && rejected === this.lastRejected && admissionJson === this.lastAdmission;
+    if (quiet) return undefined;
+    this.lastRejected = rejected;
+    const parts: string[] = [];
+    if (admission !== undefined && admissionJson !== this.lastAdmission) parts.push(`"admission":${admissionJson}`);
+    this.lastAdmission = admissionJson;
+
+    const keys = [...changes.keys];
+    const groups = new Set<string>();
+    if (keys.length > 0 || changes.structure) {
+      const registry = core.registry;
+      if (changes.structure) {
+        // Semaphores may have gone: compare every key dashboards know with the registry's.
+        const current = new Set<string>();
+        for (const t of registry.trackers()) current.add(t.key);
+        const removed = [...this.known].filter((k) => !current.has(k));
+        if (removed.length > 0) parts.push(`"removed":${JSON.stringify(removed)}`);
+        for (const k of removed) {
+          this.sentInfo.delete(k);
+          this.sentIdentity.delete(k);
+        }
+        this.known = current;
+        yield;
+      }
+      // A config goes out once per registration: dashboards keep the one they have.
+      const configChanged = (key: string, info: SemaphoreInfo): boolean => {
+        if (this.sentInfo.get(key) === info) return false;
+        this.sentInfo.set(key, info);
+        return true;
+      };
+      const patches = new JsonItems();
+      for (let i = 0; i < keys.length; i++) {
+        const tracker = registry.tracker(keys[i]);
+        // Alert keys (an agent's, a group's) have no tracker; a semaphore gone since is in the next delta.
+        if (tracker !== undefined) {
+          groups.add(tracker.groupKey);
+          const s = tracker.state();
+          patches.push(JSON.stringify(toPatch(uiSemaphore(core, s, configChanged), this.identityChanged(s))));
+          this.known.add(s.key);
+        }
+        if (i % BATCH === BATCH - 1) yield;
+      }
+      if (patches.count > 0) parts.push(`"semaphores":[${patches.text()}]`);
+    }
+    if (changes.agents.size > 0) parts.push(`"agents":${JSON.stringify(core.registry.agents().filter((a) => changes.agents.has(a.agentId)))}`);
+    if (changes.removedAgents.size > 0) parts.push(`"removedAgents":${JSON.stringify([...changes.removedAgents])}`);
+    if (changes.alerts.length > 0) parts.push(`"alerts":${JSON.stringify(changes.alerts)}`);
+    if (keys.length > 0 || changes.structure || changes.agents.size > 0 || changes.removedAgents.size > 0) {
+      const moved: MovedGroups = new Map();
+      const rebuilt = !this.fleetView.current || changes.structure || changes.removedAgents.size > 0;
+      yield* this.fleetView.update(changes, moved, groups);
+      yield* this.fleetParts(moved, rebuilt, parts);
+    }
+    if (changes.thresholds) parts.push(`"thresholds":${JSON.stringify(core.engine.thresholds)}`);
+    const seq = ++this.seq;
+    const json = `{"seq":${seq},"serverTime":${core.now()},"rejected":${rejected}${parts.length > 0 ? "," : ""}${parts.join(",")}}`;
+    return { seq, json };
+  }
+
+  /** The fleet entries dashboards do not hold yet and the keys gone, as the delta's fields. */
+  private *fleetParts(moved: MovedGroups, rebuilt: boolean, parts: string[]): Generator<void, void, void> {
+    const changed = new JsonItems();
+    const removed: string[] = [];
+    let i = 0;
+    for (const [key, f] of moved) {
+      if (f === undefined) {
+        if (this.fleet.drop(key)) removed.push(key);
+      } else if (this.fleet.offer(f)) changed.push(JSON.stringify(f));
+      if (++i % BATCH === 0) yield;
+    }
+    // Recomputed whole: whatever dashboards hold that the view no longer has is gone too.
+    if (rebuilt) removed.push(...this.fleet.dropMissing((key) => this.fleetView.entry(key) !== undefined));
+    if (changed.count > 0) parts.push(`"fleet":[${changed.text()}]`);
+    if (removed.length > 0) parts.push(`"removedFleet":${JSON.stringify(removed)}`);
+  }
+
+  /**
+   * Whether a delta must carry `s`'s identity: dashboards have not had it from a delta yet, or it
+   * changed since (a new agent, a register). A dashboard that connected later has it from its snapshot.
+   */
+  private identityChanged(s: SemaphoreState): boolean {
+    const sent = this.sentIdentity.get(s.key);
+    if (sent !== undefined && UI_IDENTITY_FIELDS.every((f) => sent[f] === s[f])) return false;
+    this.sentIdentity.set(s.key, { agentId: s.agentId, service: s.service, instance: s.instance, id: s.id, name: s.name, kind: s.kind });
+    return true;
+  }
+}

@@ -1,0 +1,128 @@
+// A dashboard that applies every delta (the renderer's DashboardStore) ends up holding what a fresh
+// snapshot shows, whatever happened meanwhile: samples, registers that drop semaphores, agents
+// leaving and coming back, thresholds, and snapshots asked for while deltas are built. The hub
+// cuts every delta and snapshot at every step (ui.sliceMs 0), so agents' messages and requests
+// land between the slices of each one.
+import fc from "fast-check";
+import type { Socket } from "socket.io-client";
+import { afterEach, describe, expect, it } from "vitest";
+import { DashboardStore } from "../../../../renderer/src/data/dashboard-store.js";
+import type { UiDelta, UiSnapshot } from "../../../../shared/ui-protocol/index.js";
+import { AGENTS, agentStepArb } from "./fleet-steps.js";
+import { agent, cleanupAll, client, info, request, sample, sleep, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
+
+afterEach(cleanupAll);
+
+const IDS = ["db", "cache", "http", "queue", "pool", "redis"];
+
+const stepArb = fc.oneof(
+  { weight: 7, arbitrary: agentStepArb(IDS) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("leave" as const), agent: fc.nat(AGENTS.length - 1) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("thresholds" as const), windowMs: fc.integer({ min: 1000, max: 20_000 }) }) },
+  { weight: 2, arbitrary: fc.constant({ kind: "snapshot" as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: 300 }) }) },
+);
+
+/** What the store holds, in the shape a snapshot has it. */
+function held(store: DashboardStore) {
+  return {
+    semaphores: store
+      .itemList()
+      .map((i) => store.semaphore(i.key))
+      .sort((x, y) => (x!.key < y!.key ? -1 : 1)),
+    agents: [...store.agents.values()].sort((x, y) => (x.agentId < y.agentId ? -1 : 1)),
+    fleet: store.fleet,
+    // By id: alerts raised in the same ms have no order of their own.
+    active: store
+      .alertList()
+      .filter((a) => a.resolvedAt === null)
+      .sort((x, y) => (x.id < y.id ? -1 : 1)),
+    thresholds: store.thresholds,
+  };
+}
+
+function shown(snap: UiSnapshot) {
+  return {
+    semaphores: [...snap.state.semaphores].sort((x, y) => (x.key < y.key ? -1 : 1)),
+    agents: [...snap.state.agents].sort((x, y) => (x.agentId < y.agentId ? -1 : 1)),
+    fleet: snap.fleet,
+    active: [...snap.state.alerts].sort((x, y) => (x.id < y.id ? -1 : 1)),
+    thresholds: snap.thresholds,
+  };
+}
+
+describe("/ui deltas built in slices", () => {
+  it("applied to a snapshot, give what a fresh snapshot shows", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { minLength: 5, maxLength: 25 }), async (steps) => {
+        const hub = await startHub({ ui: { sliceMs: 0 } });
+        try {
+          const sockets: (Socket | undefined)[] = [];
+          const seqs = AGENTS.map(() => 0);
+          // Samples go to registered semaphores only: a delta cannot take back a config once sent
+          // (docs/protocol.md), so one sampled after its agent unregistered it keeps its old config.
+          const registered = AGENTS.map(() => IDS);
+          const connect = async (i: number) => {
+            const a = AGENTS[i];
+            registered[i] = IDS;
+            sockets[i] = await agent(hub, a.agentId, IDS.map((id) => info(id, { budget: 25 })), { service: a.service, instance: a.instance });
+          };
+          for (let i = 0; i < AGENTS.length; i++) await connect(i);
+
+          const store = new DashboardStore();
+          const problems: string[] = [];
+          const ui = await client(hub.url, "/ui");
+          const first = new Promise<void>((resolve) => ui.once("snapshot", () => resolve()));
+          ui.on("snapshot", (s: UiSnapshot) => store.applySnapshot(s));
+          ui.on("delta", (d: UiDelta) => {
+            if (!store.hasSnapshot) return void problems.push(`delta ${d.seq} before a snapshot`);
+            if (d.seq !== store.lastSeq + 1) problems.push(`delta ${d.seq} after ${store.lastSeq}`);
+            if (!store.applyDelta(d)) problems.push(`delta ${d.seq} patched a semaphore the dashboard never had`);
+          });
+          await first;
+          const other = await client(hub.url, "/ui");
+          const asked: Promise<unknown>[] = [];
+
+          for (const step of steps) {
+            if (step.kind === "samples") {
+              const s = sockets[step.agent] ?? (await connect(step.agent), sockets[step.agent]!);
+              const items = step.ids.filter((id) => registered[step.agent].includes(id)).map((id) => sample(id, { inUse: step.inUse, waitMs: summaryOf(...step.waits) }));
+              const ack = await request<AckAnswer>(s, "samples", { seq: ++seqs[step.agent], t: T0 + seqs[step.agent] * 1000, intervalMs: 1000, items });
+              expect(ack.ok).toBe(true);
+            } else if (step.kind === "register") {
+              const s = sockets[step.agent];
+              if (s === undefined) continue;
+              await request(s, "register", { semaphores: step.ids.map((id) => info(id, { budget: 25 })) });
+              registered[step.agent] = step.ids;
+            } else if (step.kind === "leave") {
+              sockets[step.agent]?.disconnect();
+              sockets[step.agent] = undefined;
+            } else if (step.kind === "thresholds") {
+              expect((await request<AckAnswer>(other, "thresholds:set", { patch: { convoy: { windowMs: step.windowMs } } })).ok).toBe(true);
+            } else if (step.kind === "snapshot") {
+              // Not awaited: the answer comes while the next steps' deltas are built.
+              asked.push(request(ui, "snapshot:get", {}).then((a) => store.applySnapshot((a as { snapshot: UiSnapshot }).snapshot)));
+            } else await sleep(step.ms);
+          }
+          await Promise.all(asked);
+          // Once nothing moves, the next deltas bring the dashboard level with a fresh snapshot.
+          let last: unknown;
+          await waitUntil(async () => {
+            const fresh = (await request<{ snapshot: UiSnapshot }>(other, "snapshot:get", {})).snapshot;
+            last = shown(fresh);
+            try {
+              expect(held(store)).toEqual(last);
+              return true;
+            } catch {
+              return false;
+            }
+          }, "the dashboard to hold what a fresh snapshot shows", 8000).catch(() => expect(held(store)).toEqual(last));
+          expect(problems).toEqual([]);
+        } finally {
+          await hub.close();
+        }
+      }),
+      { numRuns: 12 },
+    );
+  }, 240_000);
+});
