@@ -25,7 +25,8 @@ function stale(output: string, sources: readonly string[]): boolean {
 
 function run(script: string): void {
   console.error(`semscope: npm run ${script}`);
-  const r = spawnSync("npm", ["run", "-s", script], { cwd: root, stdio: ["ignore", "inherit", "inherit"] });
+  // The build's output goes to stderr: a command's first stdout line is its address (web mode's, the hub's).
+  const r = spawnSync("npm", ["run", "-s", script], { cwd: root, stdio: ["ignore", process.stderr, "inherit"] });
   if (r.status !== 0) throw new Error(`npm run ${script} failed (exit ${r.status ?? r.signal})`);
 }
 

@@ -7,16 +7,20 @@
 import { spawn } from "node:child_process";
 import { HUB_NODE_FLAGS } from "../main/hub/node-flags.js";
 
-const USAGE = `usage: semscope <command> [options]
+/** What `semscope --help` prints: each command with its flags (from the tables its parser takes). */
+async function usage(): Promise<string> {
+  const [{ usageLines }, { HUB_USAGE_FLAGS }, { WEB_USAGE_FLAGS }] = await Promise.all([
+    import("../main/hub/hub-flags.js"),
+    import("../main/hub/cli.js"),
+    import("./launch-options.js"),
+  ]);
+  return `usage: semscope <command> [options]
 
-  semscope hub [--port 7420] [--host 127.0.0.1] [--token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]...
-               [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>] [--agent-token <t>]
-               [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>] [--max-semaphores-per-address <n>]
+${usageLines("  semscope hub", HUB_USAGE_FLAGS)}
       the headless hub: agents stream to it; dashboards and tools read it (HTTP API, /ui)
-  semscope web [--port 7420] [--host 127.0.0.1] [--token <t>] [--no-demo] [--record <file>]
-               [--record-dir <dir> [--record-cap-mb <n>]] [--replay <recording> [--max-line-mb <n>] [--max-text-mb <n>]]
-               [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>]
-      the hub with the dashboard at / and a built-in demo fleet (--no-demo: only real agents)
+${usageLines("  semscope web", WEB_USAGE_FLAGS)}
+      the hub with the dashboard at / and a built-in demo fleet (--no-demo: only real agents);
+      --replay serves a recording to the dashboard instead of a live hub
   semscope replay <recording.ndjson | recording.ndjson.gz> [--json] [--max-line-mb <n>] [--max-text-mb <n>]
       replays a recording and prints the alerts it raises (stopping at a line over 12 MiB or text
       over 1024 MiB unless raised)
@@ -24,8 +28,9 @@ const USAGE = `usage: semscope <command> [options]
   semscope <command> --help: that command's usage
 
 SEMSCOPE_TOKEN is read when --token is not given (SEMSCOPE_AGENT_TOKEN when --agent-token is not:
-a token that opens /agent only). Port 0 picks a free port. --alertmanager and
---webhook (repeatable) send every alert change there (docs/integrations.md).`;
+a token that opens /agent only, so an agent's token cannot open the dashboard). Port 0 picks a free
+port. --alertmanager and --webhook (repeatable) send every alert change there (docs/integrations.md).`;
+}
 
 /**
  * The hub's V8 flags (main/hub/node-flags.ts) are read when the heap is made, so a process that
@@ -54,7 +59,7 @@ function relaunchedWithHubFlags(): boolean {
 
 async function webCommand(argv: string[]): Promise<void> {
   const { parseLaunchArgs } = await import("./launch-options.js");
-  const { runWeb } = await import("./web.js");
+  const { serveWeb } = await import("./web.js");
   let opts;
   try {
     opts = parseLaunchArgs(argv, "web");
@@ -62,10 +67,7 @@ async function webCommand(argv: string[]): Promise<void> {
     process.stderr.write(`semscope web: ${(err as Error).message}\n`);
     process.exit(2);
   }
-  runWeb(opts).catch((err: unknown) => {
-    process.stderr.write(`semscope web: ${(err as Error).message}\n`);
-    process.exit(1);
-  });
+  await serveWeb(opts, "semscope web");
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -88,7 +90,7 @@ async function main(argv: string[]): Promise<void> {
     case "help":
     case "--help":
     case "-h":
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${await usage()}\n`);
       return;
     case "--version":
     case "-v":

@@ -5,7 +5,7 @@
 // dashboard and runs the demo bundle shipped beside it.
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createHub, type Hub } from "../main/hub/index.js";
+import { createHub, HubConfigError, type Hub } from "../main/hub/index.js";
 import { DEFAULT_RECORDING_CAP_BYTES } from "../main/app/recordings.js";
 import { RollingRecorder } from "../main/hub/recording/recording-rolling.js";
 import { createReplayHub } from "../main/hub/recording/replay-hub.js";
@@ -34,7 +34,8 @@ function demoSource(): Pick<DemoOptions, "serviceScript" | "fleet"> {
 /** `--replay <file>`: the dashboard in replay mode over a recording (docs/protocol.md, "Replay"). */
 async function runReplay(opts: LaunchOptions, file: string, staticDir: string): Promise<void> {
   // Ranges saved from the dashboard go next to the recording.
-  const hub = await createReplayHub({ file, port: opts.port, host: opts.host, token: opts.token, staticDir, saveDir: dirname(resolve(file)), ...opts.replayLimits });
+  const { port, host, token, allowedOrigins } = opts.hub;
+  const hub = await createReplayHub({ file, port, host, token, allowedOrigins, staticDir, saveDir: dirname(resolve(file)), ...opts.replayLimits });
   // Before the first line, as in runWeb: a signal after it must find its handler.
   const shutdown = (): void => void hub.close().then(() => process.exit(0));
   process.once("SIGINT", shutdown);
@@ -43,7 +44,12 @@ async function runReplay(opts: LaunchOptions, file: string, staticDir: string): 
   console.log(`semscope replay: ${file} (${hub.session.marks.length} alerts on its timeline)`);
   const message = hub.session.message;
   if (message !== undefined) console.error(`semscope replay: ${message}`);
-  console.log(`semscope dashboard: ${opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`}`);
+  console.log(dashboardLine(hub.url, token));
+}
+
+/** Where the dashboard is: with a token, the page asks for it (the link does not carry it). */
+function dashboardLine(url: string, token: string | undefined): string {
+  return `semscope dashboard: ${token === undefined ? `${url}/` : `${url}/?token=<your token>`}`;
 }
 
 export async function runWeb(opts: LaunchOptions): Promise<void> {
@@ -54,8 +60,7 @@ export async function runWeb(opts: LaunchOptions): Promise<void> {
     opts.recordDir === undefined
       ? undefined
       : new RollingRecorder({ dir: opts.recordDir, capBytes: opts.recordCapBytes ?? DEFAULT_RECORDING_CAP_BYTES, log: (line) => console.error(line) });
-  const alertForwarding = { alertmanager: opts.alertmanager, webhooks: opts.webhooks, dashboardUrl: opts.dashboardUrl };
-  const hub: Hub = await createHub({ port: opts.port, host: opts.host, token: opts.token, record: opts.record, recordSink, staticDir, alertForwarding });
+  const hub: Hub = await createHub({ ...opts.hub, recordSink, staticDir });
   // Before the first line says it is up: a signal that follows that line must find its handler, or
   // the default action ends the process without closing the hub and its recording.
   let demo: DemoHandle | undefined;
@@ -77,11 +82,22 @@ export async function runWeb(opts: LaunchOptions): Promise<void> {
     const capMb = Math.round((opts.recordCapBytes ?? DEFAULT_RECORDING_CAP_BYTES) / (1024 * 1024));
     console.log(`semscope recording: rolling recordings in ${resolve(opts.recordDir)} (the oldest dropped past ${capMb} MB)`);
   }
-  if (opts.record !== undefined) console.log(`semscope recording: ${resolve(opts.record)}`);
-  const page = opts.token === undefined ? `${hub.url}/` : `${hub.url}/?token=<your token>`;
-  console.log(`semscope dashboard: ${page}`);
+  if (opts.hub.record !== undefined) console.log(`semscope recording: ${resolve(opts.hub.record)}`);
+  console.log(dashboardLine(hub.url, opts.hub.token));
   if (opts.demo) {
-    demo = await startDemo({ url: hub.url, token: opts.token, log: (line) => console.error(line), ...demoSource() });
+    // The demo's services are agents: with an agent token, they stream with it, as real ones would.
+    demo = await startDemo({ url: hub.url, token: opts.hub.agentToken ?? opts.hub.token, log: (line) => console.error(line), ...demoSource() });
     console.log(`semscope demo: ${demo.pids.length} service processes streaming (--no-demo to watch only real agents)`);
   }
+}
+
+/**
+ * runWeb for a command (`name`: what its error lines start with): a configuration the hub refuses
+ * (a token, a host, a URL) exits 2 like a bad flag, anything else (a port in use) exits 1.
+ */
+export function serveWeb(opts: LaunchOptions, name: string): Promise<void> {
+  return runWeb(opts).catch((err: unknown) => {
+    process.stderr.write(`${name}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}\n`);
+    process.exit(err instanceof HubConfigError ? 2 : 1);
+  });
 }

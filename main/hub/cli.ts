@@ -4,17 +4,20 @@
 // exit 2. SIGINT/SIGTERM: close cleanly, exit 0.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { createHub, type Hub } from "./hub.js";
+import { HUB_FLAG_USAGE, HUB_FLAGS, hubOptionsOf, usageLines } from "./hub-flags.js";
 import { HubConfigError } from "./options.js";
 
-export const HUB_USAGE =
-  "usage: semscope hub [-h | --help] [--port <p>] [--host 127.0.0.1] [--token <t>] [--agent-token <t>] [--record <file>] [--static <dir>] [--allow-origin <origin>]... [--alertmanager <url>]... [--webhook <url>]... [--dashboard-url <url>] [--max-agents <n>] [--max-agents-per-address <n>] [--max-semaphores <n>] [--max-semaphores-per-address <n>]";
-/** --max-* flag → HubOptions.admission field. */
-const CAP_FLAGS = {
-  "max-agents": "maxAgents",
-  "max-agents-per-address": "maxAgentsPerAddress",
-  "max-semaphores": "maxSemaphores",
-  "max-semaphores-per-address": "maxSemaphoresPerAddress",
-} as const;
+/** Every flag `semscope hub` accepts (parsed strictly: any other is an error): the flags it shares with `semscope web`, and --static. */
+export const HUB_OPTIONS = {
+  ...HUB_FLAGS,
+  static: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsConfig["options"];
+
+/** What `semscope --help` shows of HUB_OPTIONS (HUB_USAGE adds its --help). */
+export const HUB_USAGE_FLAGS: readonly string[] = [...HUB_FLAG_USAGE, "[--static <dir>]"];
+export const HUB_USAGE = usageLines("usage: semscope hub", ["[-h | --help]", ...HUB_USAGE_FLAGS]);
+
 /** A close that takes longer than this is abandoned (exit 1) rather than leaving a hung process. */
 const CLOSE_TIMEOUT_MS = 5000;
 
@@ -22,25 +25,6 @@ function fail(message: string, code = 2): never {
   process.stderr.write(`semscope hub: ${message.split("\n")[0]}\n`);
   process.exit(code);
 }
-
-/** Every flag `semscope hub` accepts (parsed strictly: any other is an error); HUB_USAGE lists each. */
-export const HUB_OPTIONS = {
-  port: { type: "string" },
-  host: { type: "string" },
-  token: { type: "string" },
-  "agent-token": { type: "string" },
-  "max-agents": { type: "string" },
-  "max-agents-per-address": { type: "string" },
-  "max-semaphores": { type: "string" },
-  "max-semaphores-per-address": { type: "string" },
-  record: { type: "string" },
-  static: { type: "string" },
-  "allow-origin": { type: "string", multiple: true },
-  alertmanager: { type: "string", multiple: true },
-  webhook: { type: "string", multiple: true },
-  "dashboard-url": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const satisfies ParseArgsConfig["options"];
 
 function parse(argv: string[]) {
   try {
@@ -51,26 +35,8 @@ function parse(argv: string[]) {
       allowPositionals: false,
     }).values;
   } catch (err) {
-    fail(`${err instanceof Error ? err.message : String(err)} (${HUB_USAGE})`);
+    fail(`${err instanceof Error ? err.message : String(err)} (semscope hub --help lists the flags)`);
   }
-}
-
-function portOf(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) fail(`--port must be an integer 0..65535, got "${text}"`);
-  return Number(text);
-}
-
-function countOf(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) fail(`--${flag} must be an integer >= 1, got "${text}"`);
-  return Number(text);
-}
-
-/** A flag, else the environment variable when set and not empty. */
-function orEnv(value: string | undefined, name: string): string | undefined {
-  const env = process.env[name];
-  return value ?? (env !== undefined && env !== "" ? env : undefined);
 }
 
 /** `semscope hub <argv>`: starts the hub and keeps it running until SIGINT/SIGTERM. */
@@ -80,21 +46,9 @@ export async function runHubCli(argv: string[]): Promise<void> {
     process.stdout.write(`${HUB_USAGE}\n`);
     return;
   }
-  const admission: Record<string, number | undefined> = {};
-  for (const [flag, field] of Object.entries(CAP_FLAGS)) admission[field] = countOf(flag, args[flag as keyof typeof CAP_FLAGS]);
   let hub: Hub;
   try {
-    hub = await createHub({
-      port: portOf(args.port),
-      host: args.host,
-      token: orEnv(args.token, "SEMSCOPE_TOKEN"),
-      agentToken: orEnv(args["agent-token"], "SEMSCOPE_AGENT_TOKEN"),
-      admission,
-      record: args.record,
-      staticDir: args.static,
-      allowedOrigins: args["allow-origin"],
-      alertForwarding: { alertmanager: args.alertmanager, webhooks: args.webhook, dashboardUrl: args["dashboard-url"] },
-    });
+    hub = await createHub({ ...hubOptionsOf(args), staticDir: args.static });
   } catch (err) {
     if (err instanceof HubConfigError) fail(err.message);
     const code = (err as { code?: unknown }).code;

@@ -19,10 +19,9 @@ function flagsOf(spec: Spec): string[] {
   return Object.entries(spec).flatMap(([name, o]) => [`--${name}`, ...(o.short === undefined ? [] : [`-${o.short}`])]);
 }
 
-/** web's --help is answered before its flags are parsed (scripts/semscope.ts), as hub's and replay's are by their parsers. */
 const COMMANDS: Record<"hub" | "web" | "replay", string[]> = {
   hub: flagsOf(HUB_OPTIONS),
-  web: [...flagsOf(WEB_OPTIONS), "--help", "-h"],
+  web: flagsOf(WEB_OPTIONS),
   replay: flagsOf(REPLAY_OPTIONS),
 };
 
@@ -31,10 +30,12 @@ function flagsIn(text: string): string[] {
   return [...new Set([...text.matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*|-[a-z])(?![\w-])/g)].map((m) => m[1]))].sort();
 }
 
-function semscope(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/semscope.ts", ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+function run(script: string, args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ["--import", "tsx", script, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+const semscope = (args: string[]) => run("scripts/semscope.ts", args);
 
 describe("the semscope command's help", () => {
   for (const [command, accepted] of Object.entries(COMMANDS)) {
@@ -72,11 +73,26 @@ describe("the semscope command's help", () => {
     for (const flag of flagsIn(notes)) expect(all, flag).toContain(flag);
   }, 60_000);
 
+  it("web takes every flag of hub but --static (one table): the agent token, the origins, the caps", () => {
+    expect(COMMANDS.hub.filter((f) => !COMMANDS.web.includes(f))).toEqual(["--static"]);
+  });
+
   it("refuses a flag its help does not list: npm start's --web is not semscope web's", () => {
     const r = semscope(["web", "--web", "--port", "0"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^semscope web: Unknown option '--web'/);
   }, 60_000);
+});
+
+describe("npm start's help", () => {
+  it("npm start -- --help and -h list exactly the flags it accepts: web mode's and --web", () => {
+    for (const ask of ["--help", "-h"]) {
+      const r = run("scripts/start.ts", [ask]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^usage: npm start -- /);
+      expect(flagsIn(r.stdout), ask).toEqual(flagsOf(START_OPTIONS).sort());
+    }
+  }, 120_000);
 });
 
 describe("the docs", () => {
