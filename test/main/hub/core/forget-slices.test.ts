@@ -85,6 +85,7 @@ describe("forgetting an evicted agent in slices", () => {
     expect(leftOf(core)).toEqual({ semaphores: N, alerts: 0, histories: N, totals: N });
     // Its histories hold its own sample only, none of the forgotten agent's.
     expect(core.history.get(KEYS[0]!)?.latestT()).toBe(T0 + 6000);
+    expect(core.history.get(KEYS[0]!)?.window("1s", -Infinity, Infinity).acquiredPerSec).toHaveLength(1);
     expect(core.registry.semaphores().filter((s) => s.instance === "gone").every((s) => s.agentId === "back")).toBe(true);
   });
 });
