@@ -205,6 +205,43 @@ export class AlertEngine {
     return this.book.drain();
   }
 
+  /**
+   * forget() in parts, for an agent holding many semaphores: it leaves the registry at once (so no
+   * rule counts it or its semaphores as live), and `step(n)` retires up to n of its semaphores
+   * (`left` of them to go), their groups evaluated after the last. Undefined for an unknown agent.
+   * Ends as forget() does.
+   */
+  forgetInParts(agentId: string, now: number): { changes: AlertChange[]; step: (n: number) => AlertChange[]; readonly left: number } | undefined {
+    const a = this.registry.get(agentId);
+    if (a === undefined) return undefined;
+    const sems = [...this.registry.owned(a)];
+    const at = a.lastSampleT ?? now;
+    this.registry.drop(a);
+    this.evalDown(a, now, undefined);
+    const touched = new Set<string>();
+    let next = 0;
+    const step = (n: number): AlertChange[] => {
+      const end = Math.min(sems.length, next + n);
+      for (; next < end; next++) {
+        const sem = sems[next]!;
+        // Another agent that took the name over since owns it now.
+        if (!sem.retired && sem.agentId === agentId) touched.add(this.retire(sem, at, "agent forgotten"));
+      }
+      if (next === sems.length) {
+        for (const g of touched) this.evalGroup(g, now);
+        touched.clear();
+      }
+      return this.book.drain();
+    };
+    return {
+      changes: this.book.drain(),
+      step,
+      get left() {
+        return sems.length - next;
+      },
+    };
+  }
+
   /** Acknowledge an alert (active or resolved). An active order_inversion is resolved at `now`. */
   acknowledge(alertId: string, now: number): AlertChange[] {
     const alert = this.book.byIdGet(alertId);

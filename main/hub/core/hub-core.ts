@@ -1,13 +1,14 @@
 // The hub's state and the one place its inputs go: every input arrives here already validated
 // (agent-session.ts parses), is stamped with the hub clock, fed to the engine through the store
 // pipeline, recorded, and marked for dashboards. Knows nothing of sockets or HTTP.
-import { AlertEngine, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../../shared/alerts/index.js";
+import { AlertEngine, agentKey, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../../shared/alerts/index.js";
 import { HistoryStore } from "../../../shared/history/index.js";
 import { globalViews, PROTOCOL_VERSION, type Alert, type HubAdmission, type EventsBatch, type FlightRecord, type Hello, type HubState, type Register, type SamplesBatch } from "../../../shared/protocol/index.js";
 import { RECORDING_FORMAT, type RecordLine, type RecordSink } from "./record-line.js";
 import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
 import { FlightLinks } from "./flight-links.js";
+import { ForgetSlices } from "./forget-slices.js";
 import { AgentRegistry, type AgentRecord } from "./registry.js";
 import { QuietFill } from "./quiet-fill.js";
 import { StorePipeline, type StoreJob } from "./store-pipeline.js";
@@ -35,7 +36,7 @@ export type SamplesOutcome = { ok: true; duplicate: boolean } | { ok: false; err
 export type SamplesStart = { ok: true; duplicate: true } | { ok: true; duplicate: false; job: StoreJob } | { ok: false; error: string };
 
 export class HubCore {
-  readonly history: HistoryStore;
+  private readonly histories: HistoryStore;
   /** Agents and semaphores (the engine's facts too); outside the core read it through `registry`. */
   private readonly agents = new AgentRegistry();
   readonly changes = new ChangeTracker();
@@ -59,20 +60,22 @@ export class HubCore {
   /** Changed entries only: quiet samples for semaphores an interval left out that a rule still needs. */
   private readonly quiet = new QuietFill();
   private readonly onAlertChanges: ((changes: readonly AlertChange[]) => void) | undefined;
+  /** Agents evicted to make room, forgotten a slice per turn (forget-slices.ts). */
+  private readonly forgets = new ForgetSlices();
 
   constructor(opts: HubCoreOptions) {
     this.now = opts.now;
     this.version = opts.version;
     this.alerts = new AlertEngine({ thresholds: opts.thresholds, registry: this.agents });
-    this.history = new HistoryStore({
+    this.histories = new HistoryStore({
       maxSemaphores: opts.maxHistories,
       maxBytes: opts.maxHistoryBytes,
       now: opts.now,
       longLived: opts.longLived === true,
     });
-    this.evidence = new AlertEvidence(this.alerts, this.history);
+    this.evidence = new AlertEvidence(this.alerts, this.histories);
     this.ingest = new StorePipeline(
-      { engine: this.alerts, history: this.history, registry: this.agents, evidence: this.evidence, changes: this.changes, applied: (c, rec) => this.applied(c, rec), alertsChanged: (c) => this.alertsChanged(c) },
+      { engine: this.alerts, history: this.histories, registry: this.agents, evidence: this.evidence, changes: this.changes, applied: (c, rec) => this.applied(c, rec), alertsChanged: (c) => this.alertsChanged(c) },
       opts.deferStores,
     );
     this.recorder = opts.recorder;
@@ -82,16 +85,29 @@ export class HubCore {
     this.record({ r: this.startedAt, k: "start", p: { format: RECORDING_FORMAT, hubVersion: this.version, protocol: PROTOCOL_VERSION, thresholds: this.alerts.thresholds } });
   }
 
-  /** The engine for reading: what was acknowledged and put off is stored first. */
+  /** The engine for reading: what was acknowledged and put off is stored first, what is being forgotten is gone. */
   get engine(): AlertEngine {
     this.ingest.flush();
+    this.forgets.finish();
     return this.alerts;
   }
 
   /** The registry for reading (/api/state, /ui, /metrics): what was acknowledged and put off is stored first. */
   get registry(): AgentRegistry {
     this.ingest.flush();
+    this.forgets.finish();
     return this.agents;
+  }
+
+  /** The histories for reading: none of an agent being forgotten. */
+  get history(): HistoryStore {
+    this.forgets.finish();
+    return this.histories;
+  }
+
+  /** Agents still being forgotten a slice per turn (forgetSoon). */
+  get forgetting(): number {
+    return this.forgets.pending;
   }
 
   /** Per-semaphore running totals of the sample counters (SAMPLE_COUNTERS order), for /metrics. */
@@ -110,6 +126,7 @@ export class HubCore {
   // ---- agent inputs (validated) ----
 
   hello(connection: number, hello: Hello): AgentRecord {
+    this.forgotten(hello.service, hello.instance);
     // Nothing half-stored of the service it joins, or (a resumed agent changing its name) leaves.
     const known = this.agents.get(hello.agentId);
     if (known !== undefined && known.service !== hello.service) this.ingest.settled(known.service);
@@ -128,6 +145,7 @@ export class HubCore {
 
   /** A register, or one of its parts: the whole list is applied (and recorded) when it is complete. */
   register(rec: AgentRecord, reg: Register): { ok: true } | { ok: false; error: string } {
+    this.forgotten(rec.service, rec.instance);
     const list = this.agents.registerList(rec, reg.semaphores, reg.partial);
     if (list === undefined) return { ok: true };
     if (!Array.isArray(list)) return { ok: false, error: list.error };
@@ -157,6 +175,7 @@ export class HubCore {
    * it; until that job is done, other inputs for the same service wait for it or finish it.
    */
   startSamples(rec: AgentRecord, sent: SamplesBatch): SamplesStart {
+    this.forgotten(rec.service, rec.instance);
     // Not the deferred stores: a batch deferred too is stored after them, in order, and one
     // stored now stores them first (StoreJob.step).
     this.ingest.settleSliced(rec.service);
@@ -176,6 +195,7 @@ export class HubCore {
   }
 
   events(rec: AgentRecord, batch: EventsBatch): { ok: true } | { ok: false; error: string } {
+    this.forgotten(rec.service, rec.instance);
     const engine = this.ingest.settled(rec.service);
     const refusal = this.agents.overSemaphoreLimit(rec, batch.items);
     if (refusal !== null) return { ok: false, error: refusal };
@@ -191,6 +211,7 @@ export class HubCore {
    * request of ours), attached to its alert. Replays call it for each recorded `flight` line.
    */
   flight(rec: AgentRecord, record: FlightRecord): { ok: true } | { ok: false; error: string } {
+    this.forgotten(rec.service, rec.instance);
     this.ingest.settled(rec.service);
     const out = this.evidence.flight(rec.service, rec.instance, record);
     if (!out.ok) return out;
@@ -245,14 +266,43 @@ export class HubCore {
     this.quiet.forget(rec.agentId);
     const keys = this.agents.keysOf(rec);
     this.applied(engine.forget(rec.agentId, now));
-    for (const key of keys) this.history.delete(key);
+    for (const key of keys) this.histories.delete(key);
     this.changes.agentRemoved(rec.agentId);
+  }
+
+  /**
+   * forget(), for an agent evicted to make room: it is gone from the registry (and every count) at
+   * once, its semaphores, their alerts and histories a slice per turn. Recorded as a forget: a
+   * replay forgets it whole there, to the same end.
+   */
+  forgetSoon(rec: AgentRecord, now: number): void {
+    this.ingest.settled();
+    const engine = this.alerts;
+    this.record({ r: now, k: "forget", a: rec.agentId });
+    this.quiet.forget(rec.agentId);
+    const keys = this.agents.keysOf(rec);
+    const parts = engine.forgetInParts(rec.agentId, now);
+    this.changes.agentRemoved(rec.agentId);
+    if (parts !== undefined) this.applied(parts.changes);
+    let k = 0;
+    const step = (n: number): boolean => {
+      if (parts !== undefined && parts.left > 0) {
+        // Its groups are evaluated after its last semaphore: no batch of their service half stored.
+        if (parts.left <= n) this.ingest.settled(rec.service);
+        this.applied(parts.step(n));
+        return false;
+      }
+      for (const end = Math.min(keys.length, k + n); k < end; k++) this.histories.delete(keys[k]!);
+      return k === keys.length;
+    };
+    this.forgets.add({ name: agentKey(rec.service, rec.instance), step });
   }
 
   // ---- people ----
 
   /** Acknowledge an alert; undefined when no such alert is kept. */
   acknowledge(id: string): Alert | undefined {
+    this.forgets.finish();
     if (this.alerts.alert(id) === undefined) return undefined;
     const engine = this.ingest.settled();
     const now = this.now();
@@ -281,7 +331,7 @@ export class HubCore {
     const agents = this.agents.agents();
     const semaphores = this.agents.semaphores();
     const live = new Set(agents.filter((a) => a.connected).map((a) => a.agentId));
-    const withT = semaphores.map((s) => ({ ...s, t: this.history.get(s.key)?.latestT() ?? null }));
+    const withT = semaphores.map((s) => ({ ...s, t: this.histories.get(s.key)?.latestT() ?? null }));
     const globals = globalViews(withT, (id) => live.has(id));
     const state: HubState = { hub: this.hubInfo(), agents, semaphores, alerts: engine.activeAlerts() };
     // An optional addition to /api/state: present only when there is a global semaphore to show.
@@ -300,6 +350,7 @@ export class HubCore {
 
   close(): void {
     this.ingest.settled();
+    this.forgets.finish();
     this.recorder?.close();
   }
 
@@ -308,6 +359,11 @@ export class HubCore {
   private alertsChanged(changes: readonly AlertChange[]): void {
     this.changes.alert(changes);
     this.onAlertChanges?.(changes);
+  }
+
+  /** Before an input under `service`/`instance`: an agent of that name being forgotten is gone first. */
+  private forgotten(service: string, instance: string): void {
+    if (this.forgets.pending > 0 && this.forgets.has(agentKey(service, instance))) this.forgets.finish();
   }
 
   private record(line: RecordLine): void {

@@ -325,7 +325,8 @@ export class Admission {
       const l = queue?.take(current);
       const h = l === undefined ? undefined : this.current(l);
       if (h === undefined) return;
-      this.core.forget(h.rec, this.core.now());
+      // Gone from every count at once; its semaphores, alerts and histories a slice per turn.
+      this.core.forgetSoon(h.rec, this.core.now());
       this.drop(h);
       this.evicted++;
     }
