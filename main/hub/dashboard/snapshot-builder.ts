@@ -37,7 +37,7 @@ export class SnapshotBuilder {
     private readonly core: HubCore,
     deltaSeq: number,
     private readonly deltaIntervalMs: number,
-    /** The fleet as of deltaSeq, when the caller has it; else read at the end of the build. */
+    /** The fleet as it is (the last delta's, nothing changed since), when the caller has it; else read at the end of the build. */
     private readonly fleet?: readonly UiFleetEntry[],
   ) {
     this.trackers = [...core.registry.trackers()];

@@ -287,8 +287,9 @@ export class UiNamespace {
 
   /** Builds one snapshot for everyone queued, a slice per turn of the event loop (the first one now). */
   private startBuild(): void {
-    // The fleet as the last delta computed it is the fleet as of deltaSeq: the build need not compute it again.
-    const fleet = this.fleetSeq === this.seq ? this.fleetView.list() : undefined;
+    // The fleet the last delta computed, while nothing changed since: a snapshot holds all stored
+    // when it was asked, and samples stored after that delta would leave its fleet behind.
+    const fleet = this.fleetSeq === this.seq && this.core.changes.empty ? this.fleetView.list() : undefined;
     const b = { builder: new SnapshotBuilder(this.core, this.seq, this.opts.deltaIntervalMs, fleet), waiters: this.queued };
     this.queued = [];
     this.building = b;
@@ -378,8 +379,9 @@ export class UiNamespace {
   resync(): void {
     this.storeDeferred();
     this.core.changes.take();
-    // Those changes are dropped: the next delta's fleet is computed whole.
+    // Those changes are dropped: the next delta's fleet is computed whole, and so is a snapshot's till then.
     this.fleetView.clear();
+    this.fleetSeq = -1;
     // Whatever was built or queued describes the hub before the jump: everyone gets this one instead.
     const answers = [...(this.building?.waiters ?? []), ...this.queued, ...this.outbox.map((o) => o.w)].filter((w) => w.ack !== undefined);
     this.building = undefined;
