@@ -10,7 +10,7 @@ import { createReplayHub, type ReplayHub, type ReplayHubOptions } from "../../ma
 import type { Hub } from "../../main/hub/index.js";
 import type { ReplayStatus, UiSnapshot } from "../../shared/ui-protocol/index.js";
 import { spawnAgent, type ChildAgent } from "../e2e/browser.js";
-import { agent, cleanupAll, dashboard, info, onCleanup, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "./hub/helpers.js";
+import { agent, cleanupAll, dashboard, info, onCleanup, request, sample, sleep, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "./hub/helpers.js";
 
 afterEach(cleanupAll);
 
@@ -146,6 +146,33 @@ describe("replay against the live run", () => {
     const refused = await request<AckAnswer>(ui.socket, "thresholds:set", { patch: { convoy: { clearMs: 1000 } } });
     expect(refused).toEqual({ ok: false, error: expect.stringMatching(/read-only/) });
   }, 60_000);
+
+  it("gives a dashboard connecting a while after a seek the fleet the seek showed", async () => {
+    const file = tmpFile("fleet.ndjson.gz");
+    let clock = T0 + 250;
+    const hub = await startHub({ record: file, now: () => clock });
+    const a = await agent(hub, "a1", [info("db", { cap: 10 })]);
+    for (let i = 0; i < 10; i++) {
+      clock += 1000;
+      expect((await request<AckAnswer>(a, "samples", { seq: i, t: T0 + i * 1000, intervalMs: 1000, items: [sample("db", { inUse: i })] })).ok).toBe(true);
+    }
+    await hub.close();
+
+    const replay = await replayHub(file);
+    const control = await replayControl(replay.url);
+    // Playing, samples reach this dashboard as deltas, fleet included.
+    const ui = await dashboard(replay.url);
+    expect((await request<AckAnswer>(control.socket, "replay:play", { speed: 10 })).ok).toBe(true);
+    await waitUntil(() => ui.deltas.some((d) => d.fleet !== undefined), "a delta with the fleet");
+    expect((await request<AckAnswer>(control.socket, "replay:pause", {})).ok).toBe(true);
+    const seeked = new Promise<UiSnapshot>((resolve) => ui.socket.once("snapshot", resolve));
+    expect((await request<AckAnswer>(control.socket, "replay:seek", { t: T0 + 250 + 4000 })).ok).toBe(true);
+    const fleet = (await seeked).fleet;
+    expect(fleet.map((f) => [f.key, f.inUse])).toEqual([["checkout/db", 3]]);
+    // Past the time a built snapshot is served again: the next one is built afresh.
+    await sleep(1200);
+    expect((await dashboard(replay.url)).snapshot.fleet).toEqual(fleet);
+  }, 30_000);
 
   it("saves a named range that opens at its start and matches the original at its end", async () => {
     const file = tmpFile("source.ndjson.gz");

@@ -88,6 +88,22 @@ describe("/ui", () => {
     expect(deltas.flatMap((d) => d.removedFleet ?? [])).toEqual(["checkout/cache"]);
   });
 
+  it("answers snapshot:get with a fleet holding every sample acknowledged before it was asked, between two deltas", async () => {
+    const hub = await startHub();
+    const a = await agent(hub, "a1", [info("db")]);
+    const { socket: ui, deltas } = await dashboard(hub.url);
+    for (let i = 0; i < 5; i++) {
+      // A delta computes the fleet; the next sample is stored before the following delta (250 ms on).
+      await request(a, "samples", { seq: 2 * i, t: T0 + 2 * i * 1000, intervalMs: 1000, items: [sample("db", { inUse: 1 })] });
+      await waitUntil(() => deltas.some((d) => d.fleet?.some((f) => f.inUse === 1)), `the delta of round ${i}`);
+      deltas.length = 0;
+      await request(a, "samples", { seq: 2 * i + 1, t: T0 + (2 * i + 1) * 1000, intervalMs: 1000, items: [sample("db", { inUse: 7 })] });
+      const snap = (await request<{ ok: boolean; snapshot: UiSnapshot }>(ui, "snapshot:get", {})).snapshot;
+      expect(snap.state.semaphores[0].last?.inUse, `round ${i}`).toBe(7);
+      expect(snap.fleet.find((f) => f.key === "checkout/db")?.inUse, `round ${i}`).toBe(7);
+    }
+  });
+
   it("sends a semaphore's identity in the first delta to mention it and after it changes, never in between", async () => {
     const hub = await startHub();
     const a = await agent(hub, "a1", [info("db")]);
