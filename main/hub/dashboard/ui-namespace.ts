@@ -191,7 +191,10 @@ export class UiNamespace {
       socket.on(name, (...args: unknown[]) => {
         const { payload, ack } = splitArgs(args);
         if (name === "snapshot:get") return contained("dashboard snapshot:get", this.opts.log, undefined, () => this.snapshotRequest(socket, bucket, payload, ack));
-        const run = () => (bucket.take() ? this.request(name, payload) : this.refuse("rate limit exceeded"));
+        // fleet:get merges every group's histograms in one turn, as a snapshot's fleet once did: it is
+        // charged as a snapshot is, so a request burst cannot buy a hundred of them.
+        const charged = () => (name === "fleet:get" ? this.chargeSnapshot(bucket) : bucket.take());
+        const run = () => (charged() ? this.request(name, payload) : this.refuse("rate limit exceeded"));
         reply(ack, contained(`dashboard ${name}`, this.opts.log, INTERNAL_ERROR, run));
       });
     }

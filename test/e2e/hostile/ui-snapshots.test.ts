@@ -70,6 +70,20 @@ describe("dashboards asking for snapshots of 10,000 semaphores", () => {
     for (const a of answers.filter((x) => !x.ok)) expect(a.error).toBe("rate limit exceeded");
   }, 300_000);
 
+  it("one connection asking for the fleet 100 times at once: charged as a snapshot is, so the hub goes on serving", async () => {
+    const { url, held } = await besieged();
+    const d = await dashboard(url);
+    if ("refused" in d) throw new Error(`refused: ${d.refused}`);
+    await d.snapshot;
+    const answers = (await Promise.all(Array.from({ length: 100 }, () => d.socket.timeout(120_000).emitWithAck("fleet:get", {})))) as { ok: boolean; error?: string; fleet?: unknown[] }[];
+    await held();
+    const ok = answers.filter((a) => a.ok);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(ok.length).toBeLessThan(10);
+    for (const a of ok) expect(a.fleet?.length).toBeGreaterThan(0);
+    for (const a of answers.filter((x) => !x.ok)) expect(a.error).toBe("rate limit exceeded");
+  }, 300_000);
+
   it("100 connections at once: those over the caps are refused with a reason, the rest get their snapshots, and the hub goes on serving", async () => {
     const { url, held } = await besieged();
     const opened = await Promise.all(Array.from({ length: 100 }, () => dashboard(url)));
