@@ -76,7 +76,7 @@ describe("a flood of agents and semaphores from one address", () => {
     const after = await hub.mem();
     // 18,000 semaphores held would take hundreds of MB; the 2,000 kept, a few tens.
     expect(after.heapUsed - before.heapUsed).toBeLessThan(120 * 1024 * 1024);
-    expectAckedInOrder(service);
+    await expectAckedInOrder(service);
   }, 120_000);
 
   it("refuses a live flood past the cap with a reason in the ack, counted in /api/state, /metrics and the dashboards' deltas", async () => {
@@ -108,7 +108,7 @@ describe("a flood of agents and semaphores from one address", () => {
     expect(metrics).toMatch(/^semscope_hub_admission_refused_total\{what="agents",scope="address"\} 1$/m);
     expect(metrics).toMatch(/^semscope_hub_semaphores \d+$/m);
     await until(() => seen.at(-1)?.refused.agents === 1 || undefined, "a delta with the refused agent", 10_000);
-    expectAckedInOrder(service);
+    await expectAckedInOrder(service);
   }, 120_000);
 
   it("keeps at most maxAgentsPerAddress disconnected agents of a flood of names, forgetting the oldest", async () => {
@@ -212,7 +212,7 @@ describe("a flood from one address and a full hub", () => {
     }
     expect(metrics).toMatch(/^semscope_hub_admission_refused_total\{what="identity"\} 0$/m);
     await until(() => (JSON.stringify(seen?.refusedScope) === JSON.stringify(scoped) ? true : undefined), "a delta with every refusal by scope", 10_000);
-    expectAckedInOrder(service);
+    await expectAckedInOrder(service);
   }, 120_000);
 });
 
@@ -240,6 +240,6 @@ describe("history when the store is full of live semaphores", () => {
     await until(async () => (await honestHistory(hub.url)) === 5 || undefined, "the honest agent's history", 30_000);
     stop = true;
     await keepUpdating;
-    expectAckedInOrder(service);
+    await expectAckedInOrder(service);
   }, 120_000);
 });

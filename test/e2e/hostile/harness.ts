@@ -6,7 +6,7 @@ import { makeHello, makeInfo, makeSample, makeSummary } from "../../fixtures/pro
 import { HISTORY_FULL_BYTES } from "../../../shared/history/index.js";
 import type { Hello, Sample } from "../../../shared/protocol/index.js";
 import { expect } from "vitest";
-import { onCleanup, type Child } from "../stream/harness.js";
+import { onCleanup, until, type Child } from "../stream/harness.js";
 
 export type Ack = { ok: boolean; error?: string; seq?: number };
 
@@ -61,12 +61,23 @@ export function rawAgent(url: string, opts: RawOptions = {}): Promise<RawAgent> 
 /** `n` semaphore ids with a prefix. */
 export const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
-/** Every sample ack an agent child reported (notifyAcks): all ok, seqs strictly increasing. */
-export function expectAckedInOrder(c: Child): void {
-  const acks = c.messages.flatMap((m) => (m.type === "ack" ? [m.ack] : []));
+const acksOf = (c: Child) => c.messages.flatMap((m) => (m.type === "ack" ? [m.ack] : []));
+
+function expectOkInOrder(c: Child): void {
+  const acks = acksOf(c);
   expect(acks.length).toBeGreaterThan(0);
   expect(acks.filter((a) => !a.ok)).toEqual([]);
   for (let i = 1; i < acks.length; i++) expect(acks[i].seq).toBeGreaterThan(acks[i - 1].seq);
+}
+
+/**
+ * Every sample ack an agent child reported (notifyAcks): all ok, seqs strictly increasing. A test
+ * can finish before the child's first batch is acked (on a loaded machine, its first interval),
+ * so it waits up to 15 s for one.
+ */
+export async function expectAckedInOrder(c: Child): Promise<void> {
+  await until(() => acksOf(c).length > 0, "the honest agent's first ack", 15_000);
+  expectOkInOrder(c);
 }
 
 /** The hub's design scale: semaphores a hub at scale holds (atScale). */
@@ -135,8 +146,8 @@ export function probeHealth(url: string): { stop(): Promise<{ asked: number; lat
  * enough of them that its stream went on (a quarter of its intervals: a liveness bound).
  */
 export function expectStreamWhole(c: Child, intervalMs: number, from: number, to: number): void {
-  expectAckedInOrder(c);
-  const acks = c.messages.flatMap((m) => (m.type === "ack" ? [m.ack] : []));
+  expectOkInOrder(c);
+  const acks = acksOf(c);
   const seqs = acks.map((a) => a.seq);
   expect(seqs).toEqual(seqs.map((_, i) => seqs[0] + i));
   expect(acks.filter((a) => a.at > from && a.at <= to).length).toBeGreaterThan((to - from) / intervalMs / 4);

@@ -47,7 +47,7 @@ describe("a live agent's identity", () => {
     expect(s.semaphores.filter((x) => x.agentId === a.agentId).map((x) => x.id).sort()).toHaveLength(3);
     expect(s.alerts.filter((x) => x.rule === "agent_down")).toEqual([]);
     expect(s.hub.admission?.refused.identity).toBe(1);
-    expectAckedInOrder(a);
+    await expectAckedInOrder(a);
   }, 60_000);
 
   it("lets the same agent back at once after its socket closed (its reconnect), before the hub has finished with the old connection", async () => {
@@ -78,7 +78,7 @@ describe("a live agent's identity", () => {
     const alerts = (await get<{ alerts: Alert[] }>(hub.url, "/api/alerts")).body.alerts;
     expect(alerts.filter((x) => x.rule === "leak")).toEqual([]);
     expect((await state(hub.url)).agents.map((x) => x.agentId)).toEqual([a.agentId]);
-    expectAckedInOrder(a);
+    await expectAckedInOrder(a);
   }, 60_000);
 });
 
@@ -128,6 +128,6 @@ describe("separate agent and dashboard tokens", () => {
     expect((await shared.hello("shared", { service: "tok", instance: "t-2" })).ok).toBe(true);
     await expect(rawAgent(hub.url, { token: "wrong" })).rejects.toThrow("unauthorized");
     await moreAcks(c, 2);
-    expectAckedInOrder(c);
+    await expectAckedInOrder(c);
   }, 60_000);
 });

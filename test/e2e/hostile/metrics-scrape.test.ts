@@ -75,7 +75,7 @@ describe("/metrics at 10,000 semaphores", () => {
     const failed = await health();
 
     expect(failed, "/healthz unanswered within a health checker's timeout").toEqual([]);
-    expectAckedInOrder(service);
+    await expectAckedInOrder(service);
     // Its stream went on while it was scraped: at least a quarter of its intervals acked.
     expect(acksAt().filter((t) => t > from && t <= to).length).toBeGreaterThan((to - from) / INTERVAL_MS / 4);
     expect(bodies.length).toBeGreaterThanOrEqual(SCRAPERS);
