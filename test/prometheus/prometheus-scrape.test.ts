@@ -1,7 +1,10 @@
 // A real Prometheus scraping real Semscope processes with the shipped config and rules
 // (docs/prometheus/): a service's own agent endpoint and its hub give the same series, the rules
-// load and record from them, and two hubs each holding a slice of a fleet sum to the whole.
+// load and record from them, two hubs each holding a slice of a fleet sum to the whole, and the
+// hub's gzip'd /metrics (what Prometheus asks for) gives exactly the series of its plain text.
 import { readFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startPrometheus, type PrometheusServer, type PromSeries } from "../../scripts/support/prometheus.js";
@@ -62,6 +65,54 @@ const only = (r: PromSeries[]) => (r.length === 1 ? r[0].value : undefined);
 
 afterEach(cleanupAll);
 
+interface Exchange {
+  readonly acceptEncoding: string | undefined;
+  readonly contentEncoding: string | undefined;
+  bytes: number;
+}
+
+/** An HTTP proxy to the hub on `port` that notes each exchange: what was asked, what came, the bytes on the wire. */
+async function watchedProxy(port: number): Promise<{ port: number; exchanges: Exchange[] }> {
+  const exchanges: Exchange[] = [];
+  const server = createServer((req, res) => {
+    const up = request({ host: "127.0.0.1", port, path: req.url, method: req.method, headers: req.headers }, (hubRes) => {
+      const x: Exchange = { acceptEncoding: req.headers["accept-encoding"], contentEncoding: hubRes.headers["content-encoding"], bytes: 0 };
+      exchanges.push(x);
+      res.writeHead(hubRes.statusCode ?? 502, hubRes.headers);
+      hubRes.on("data", (b: Buffer) => (x.bytes += b.length));
+      hubRes.pipe(res);
+    });
+    up.on("error", () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  onCleanup(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
+  return { port: (server.address() as AddressInfo).port, exchanges };
+}
+
+/** Each series of an exposition as `name{label="value",...}` with its labels sorted (values as written, escaped). */
+function seriesOf(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((l) => l !== "" && !l.startsWith("#"))
+    .map((l) => {
+      const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? \S+$/.exec(l);
+      if (m === null) throw new Error(`not a series line: ${l}`);
+      const labels = [...(m[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map(([, k, v]) => `${k}="${v}"`);
+      return `${m[1]}{${labels.sort().join(",")}}`;
+    })
+    .sort();
+}
+
+/** A Prometheus series as seriesOf writes it, without the labels the scrape added (job, and instance when it is the target). */
+function promSeries(s: PromSeries, target: string): string {
+  const escape = (v: string) => v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
+  const labels = Object.entries(s.metric)
+    .filter(([k, v]) => k !== "__name__" && k !== "job" && !(k === "instance" && v === target))
+    .map(([k, v]) => `${k}="${escape(v)}"`);
+  return `${s.metric.__name__}{${labels.sort().join(",")}}`;
+}
+
 describe("Prometheus scraping Semscope with the shipped config and rules", () => {
   it("reads the same semaphore from its agent and its hub, loads every rule, records one series from both, and the dashboard asks for nothing else", async () => {
     const hub = await startHubCli(0);
@@ -109,6 +160,36 @@ describe("Prometheus scraping Semscope with the shipped config and rules", () =>
     for (const rule of ["leak", "convoy", "saturated", "timeouts", "double_release", "over_budget", "agent_down"]) {
       expect(rows.some((r) => r.includes(rule)), `a row for ${rule}`).toBe(true);
     }
+  });
+
+  it("scrapes the hub gzip'd, in a fraction of the bytes, and holds exactly the series of its plain text", async () => {
+    const hub = await startHubCli(0);
+    await startService(hub.url, "shop", "a", 5, 2);
+    await startService(hub.url, 'odd "shop"\\', "b\nc", 3, 1);
+    const proxy = await watchedProxy(hub.port);
+    const prom = await startScraper([proxy.port], []);
+    const target = `127.0.0.1:${proxy.port}`;
+    await queryUntil(prom, 'semscope_semaphore_in_use{service="shop",instance="a",semaphore="db"}', (x) => only(x) === 2);
+    // The scrape's series and the hub's plain text agree once both are of the same moment (a
+    // series comes and goes with what the latest sample counted).
+    const same = await until(
+      async () => {
+        const scraped = (await prom.query('{job="semscope-hubs"}')).filter((s) => s.metric.__name__.startsWith("semscope_")).map((s) => promSeries(s, target)).sort();
+        const plain = seriesOf(await (await fetch(`${hub.url}/metrics`, { headers: { "accept-encoding": "identity" } })).text());
+        return scraped.join("\n") === plain.join("\n") ? scraped : undefined;
+      },
+      "Prometheus' series and the plain text to agree",
+      DEADLINE_MS,
+      500,
+    );
+    expect(same.length).toBeGreaterThan(40);
+    expect(same).toContain('semscope_semaphore_in_use{instance="b\\nc",semaphore="db",service="odd \\"shop\\"\\\\"}');
+    // Every scrape asked for gzip and got it.
+    const scrapes = proxy.exchanges.filter((x) => x.acceptEncoding !== undefined);
+    expect(scrapes.length).toBeGreaterThan(0);
+    expect(scrapes.every((x) => /\bgzip\b/.test(x.acceptEncoding ?? "") && x.contentEncoding === "gzip")).toBe(true);
+    const plainBytes = Buffer.byteLength(await (await fetch(`${hub.url}/metrics`, { headers: { "accept-encoding": "identity" } })).text());
+    expect(Math.max(...scrapes.map((x) => x.bytes))).toBeLessThan(plainBytes / 3);
   });
 
   it("sums a fleet split across two hubs into one fleet-wide figure", async () => {

@@ -125,7 +125,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
 
     if (path === "/metrics") {
       if (!allow(res, req.method, "GET")) return;
-      return deps.metrics.serve(res);
+      return deps.metrics.serve(res, req.headers["accept-encoding"]);
     }
     if (path === "/api/state") return allow(res, req.method, "GET") ? json(res, 200, apiState(core.state())) : undefined;
     if (path === "/api/alerts") return allow(res, req.method, "GET") ? json(res, 200, { alerts: core.engine.allAlerts() }) : undefined;

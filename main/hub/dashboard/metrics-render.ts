@@ -5,6 +5,7 @@
 // renders (each a pause of the whole hub). Free blocks are let go once no render took them for
 // a while, so a hub no longer scraped does not keep them.
 import { setTimeout as after } from "node:timers";
+import { gzipInto } from "./metrics-gzip.js";
 
 /** Bytes a block holds: a slice's text is some tens of KB. */
 const BLOCK_BYTES = 1 << 20;
@@ -34,33 +35,16 @@ export class BlockPool {
   }
 }
 
-export class Render {
-  private readonly chunks: Buffer[] = [];
-  private readonly blocks: Buffer[] = [];
-  private used = BLOCK_BYTES;
+/** Chunks as they come: a reader reads what is there, then waits for the rest. */
+export class Chunks {
+  protected readonly chunks: Buffer[] = [];
   private done = false;
   private failure: unknown;
   private wake: (() => void)[] = [];
-  private readers = 0;
-  private retired = false;
   endedAt = Infinity;
 
-  constructor(private readonly pool: BlockPool) {}
-
-  push(text: string): void {
-    const n = Buffer.byteLength(text, "utf8");
-    if (n > BLOCK_BYTES) {
-      this.chunks.push(Buffer.from(text, "utf8"));
-    } else if (n > 0) {
-      if (this.used + n > BLOCK_BYTES) {
-        this.blocks.push(this.pool.take());
-        this.used = 0;
-      }
-      const block = this.blocks[this.blocks.length - 1];
-      block.write(text, this.used, "utf8");
-      this.chunks.push(block.subarray(this.used, this.used + n));
-      this.used += n;
-    }
+  add(chunk: Buffer): void {
+    this.chunks.push(chunk);
     this.notify();
   }
 
@@ -69,6 +53,58 @@ export class Render {
     this.failure = failure;
     this.endedAt = performance.now();
     this.notify();
+  }
+
+  async *read(): AsyncGenerator<Buffer> {
+    for (let i = 0; ; ) {
+      while (i < this.chunks.length) yield this.chunks[i++];
+      if (this.done) {
+        if (this.failure !== undefined) throw this.failure;
+        return;
+      }
+      await new Promise<void>((r) => this.wake.push(r));
+    }
+  }
+
+  private notify(): void {
+    for (const w of this.wake.splice(0)) w();
+  }
+}
+
+export class Render extends Chunks {
+  private readonly blocks: Buffer[] = [];
+  private used = BLOCK_BYTES;
+  private readers = 0;
+  private retired = false;
+  private gz: Chunks | undefined;
+
+  constructor(private readonly pool: BlockPool) {
+    super();
+  }
+
+  push(text: string): void {
+    const n = Buffer.byteLength(text, "utf8");
+    if (n > BLOCK_BYTES) {
+      this.add(Buffer.from(text, "utf8"));
+    } else if (n > 0) {
+      if (this.used + n > BLOCK_BYTES) {
+        this.blocks.push(this.pool.take());
+        this.used = 0;
+      }
+      const block = this.blocks[this.blocks.length - 1];
+      block.write(text, this.used, "utf8");
+      this.add(block.subarray(this.used, this.used + n));
+      this.used += n;
+    }
+  }
+
+  /** Its text gzip'd (metrics-gzip.ts), compressed once for every scraper of it that takes gzip. */
+  gzipped(): Chunks {
+    if (this.gz === undefined) {
+      this.gz = new Chunks();
+      void gzipInto(this, this.gz);
+    }
+    return this.gz;
   }
 
   /** A reader of its chunks starts: they stay its own until close(). */
@@ -88,24 +124,10 @@ export class Render {
     this.release();
   }
 
-  async *read(): AsyncGenerator<Buffer> {
-    for (let i = 0; ; ) {
-      while (i < this.chunks.length) yield this.chunks[i++];
-      if (this.done) {
-        if (this.failure !== undefined) throw this.failure;
-        return;
-      }
-      await new Promise<void>((r) => this.wake.push(r));
-    }
-  }
-
   private release(): void {
     if (!this.retired || this.readers > 0 || this.blocks.length === 0) return;
     this.pool.give(this.blocks.splice(0));
     this.chunks.length = 0;
-  }
-
-  private notify(): void {
-    for (const w of this.wake.splice(0)) w();
+    this.gz = undefined;
   }
 }

@@ -5,7 +5,8 @@
 // render reads is taken a slice at a time (metrics-rows.ts), a family with a series per
 // semaphore, fleet entry or agent has a Registry of its own, rendered a slice of rows at a time
 // with the event loop free between slices, and the slices are streamed to the scraper as they
-// come, a few hundred KB per turn. Scrapes within shareMs of a render get the same one.
+// come, a few hundred KB per turn, gzip'd for scrapers that take it (metrics-gzip.ts). Scrapes
+// within shareMs of a render get the same one.
 import type { ServerResponse } from "node:http";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Counter, Gauge, Registry } from "prom-client";
@@ -13,6 +14,7 @@ import type { ForwardingStats } from "../forwarding/alert-forwarder.js";
 import type { SinkStats } from "../forwarding/alertmanager-sink.js";
 import type { HubCore } from "../core/hub-core.js";
 import { rowFamilies, type SlicedFamily } from "./metrics-families.js";
+import { acceptsGzip } from "./metrics-gzip.js";
 import { BlockPool, Render } from "./metrics-render.js";
 import { readRows } from "./metrics-rows.js";
 
@@ -24,6 +26,7 @@ const SLICE_ROWS = 50;
 /**
  * Bytes written to one scraper before the event loop is let go: a socket that takes all it is
  * given (loopback, a fast scraper) would otherwise take a whole finished render in one turn.
+ * Gzip'd, these are compressed bytes: what the loop's write costs goes by them.
  */
 const WRITE_TURN_BYTES = 256 * 1024;
 /** How long a finished render serves later scrapes: about a scrape interval's jitter. */
@@ -170,15 +173,19 @@ export class HubMetrics {
     return this.registry.contentType;
   }
 
-  /** Writes the exposition to `res` (headers and body) as it is rendered, keeping to res's pace. */
-  async serve(res: ServerResponse): Promise<void> {
-    res.writeHead(200, { "Content-Type": this.contentType, "Cache-Control": "no-store" });
+  /**
+   * Writes the exposition to `res` (headers and body) as it is rendered, keeping to res's pace:
+   * gzip'd when `acceptEncoding` (the request's Accept-Encoding) takes gzip, else plain text.
+   */
+  async serve(res: ServerResponse, acceptEncoding?: string): Promise<void> {
+    const gzip = acceptsGzip(acceptEncoding);
+    res.writeHead(200, { "Content-Type": this.contentType, "Cache-Control": "no-store", Vary: "Accept-Encoding", ...(gzip ? { "Content-Encoding": "gzip" } : {}) });
     const render = this.current();
     // Its blocks are reused once every response reading it is done with them (closed).
     render.open();
     res.once("close", () => render.close());
     let turnBytes = 0;
-    for await (const chunk of render.read()) {
+    for await (const chunk of (gzip ? render.gzipped() : render).read()) {
       if (res.destroyed) return;
       // A drain can come within the same turn (a write the socket took at once), so the turn
       // is given up by bytes written, not only by a full buffer.

@@ -1,8 +1,12 @@
 // Prometheus scrapes of a hub at its design scale (issue 28, item 2): 10,000 semaphores, about
 // 25 MB of exposition, read by four scrapers back to back while an honest agent (the real agent,
-// in its own process) streams. What the hub promises while it is scraped: the honest agent's
-// batches all acknowledged, in order, and still coming; /healthz answering within a health
-// checker's timeout; and every scraper getting the whole exposition, each family once.
+// in its own process) streams, two of them taking gzip as Prometheus does, two plain text. What
+// the hub promises while it is scraped: the honest agent's batches all acknowledged, in order,
+// and still coming; /healthz answering within a health checker's timeout; and every scraper
+// getting the whole exposition, each family once.
+import { get } from "node:http";
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { HISTORY_FULL_BYTES } from "../../../shared/history/index.js";
 import { cleanupAll, startHubChild, startService, until } from "../stream/harness.js";
@@ -19,6 +23,7 @@ const SCRAPE_FOR_MS = 12_000;
 const INTERVAL_MS = 250;
 /** A health checker's timeout (Kubernetes' default is 1 s): a hub held longer reads as down. */
 const HEALTHZ_TIMEOUT_MS = 2000;
+const gunzipped = promisify(gunzip);
 
 /** Asks /healthz every 250 ms until stopped; gives every answer that failed or came too late. */
 function probeHealth(url: string): () => Promise<string[]> {
@@ -44,6 +49,21 @@ function probeHealth(url: string): () => Promise<string[]> {
   };
 }
 
+/**
+ * GET `url` on a connection of its own: a kept-alive one can be closed by the hub's idle timer,
+ * which starts once the last body is handed to the kernel, while the client still reads it.
+ */
+function scrape(url: string, acceptEncoding: string): Promise<{ status: number | undefined; encoding: string | undefined; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false, headers: { "accept-encoding": acceptEncoding } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on("data", (b: Buffer) => parts.push(b));
+      res.on("end", () => resolve({ status: res.statusCode, encoding: res.headers["content-encoding"], body: Buffer.concat(parts) }));
+      res.on("error", reject);
+    }).on("error", reject);
+  });
+}
+
 describe("/metrics at 10,000 semaphores", () => {
   it("four scrapers back to back: each gets the whole exposition while the honest agent's batches are all acked in order and /healthz answers", async () => {
     const room = SEMAPHORES + 100;
@@ -62,12 +82,17 @@ describe("/metrics at 10,000 semaphores", () => {
     const health = probeHealth(hub.url);
     const from = Date.now();
     const bodies: string[] = [];
+    const gzipped: number[] = [];
+    // Half of them as Prometheus scrapes (gzip), half plain.
     await Promise.all(
-      Array.from({ length: SCRAPERS }, async () => {
+      Array.from({ length: SCRAPERS }, async (_, i) => {
+        const acceptEncoding = i % 2 === 0 ? "gzip" : "identity";
         while (Date.now() - from < SCRAPE_FOR_MS) {
-          const res = await fetch(`${hub.url}/metrics`);
+          const res = await scrape(`${hub.url}/metrics`, acceptEncoding);
           expect(res.status).toBe(200);
-          bodies.push(await res.text());
+          expect(res.encoding).toBe(acceptEncoding === "gzip" ? "gzip" : undefined);
+          if (res.encoding === "gzip") gzipped.push(res.body.length);
+          bodies.push((res.encoding === "gzip" ? await gunzipped(res.body) : res.body).toString("utf8"));
         }
       }),
     );
@@ -79,6 +104,9 @@ describe("/metrics at 10,000 semaphores", () => {
     // Its stream went on while it was scraped: at least a quarter of its intervals acked.
     expect(acksAt().filter((t) => t > from && t <= to).length).toBeGreaterThan((to - from) / INTERVAL_MS / 4);
     expect(bodies.length).toBeGreaterThanOrEqual(SCRAPERS);
+    expect(gzipped.length).toBeGreaterThanOrEqual(SCRAPERS / 2);
+    // Gzip'd, the ~25 MB exposition is a few MB on the wire.
+    for (const bytes of gzipped) expect(bytes).toBeLessThan(5 * 2 ** 20);
     for (const body of bodies) {
       expect(body.endsWith("\n")).toBe(true);
       expect(body.match(/^semscope_semaphore_cap\{/gm)).toHaveLength(SEMAPHORES + 5);

@@ -2,8 +2,10 @@
 // Prometheus metrics with the protocol's labels, history and fleet windows, thresholds and acks
 // with their validation, and the dashboard's files in web mode.
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { get, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { sampleSchema } from "../../../../shared/protocol/index.js";
@@ -178,6 +180,47 @@ describe("GET /metrics", () => {
     expect(text).toContain('semscope_hub_agent_up{service="checkout",instance="web-1"} 1');
     for (const l of series.filter((x) => x.startsWith("semscope_semaphore_"))) {
       expect(l).toMatch(/\{service="[^"]*",instance="[^"]*",semaphore="[^"]*"/);
+    }
+  });
+});
+
+/** GET `path` with `accept-encoding` (none when undefined), as the bytes on the wire, not decompressed. */
+function rawGet(url: string, acceptEncoding: string | undefined): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const headers = acceptEncoding === undefined ? {} : { "accept-encoding": acceptEncoding };
+    get(url, { headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on("data", (b: Buffer) => parts.push(b));
+      res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(parts) }));
+      res.on("error", reject);
+    }).on("error", reject);
+  });
+}
+
+describe("GET /metrics gzip'd", () => {
+  it("gzips for a scraper that takes gzip, and the body decompresses to exactly the plain one; plain text for any other", async () => {
+    const { hub } = await seeded();
+    const url = `${hub.url}/metrics`;
+    // Together, so that both read one render (scrapes within a second of a render share it).
+    const [plain, gzipped] = await Promise.all([rawGet(url, undefined), rawGet(url, "gzip")]);
+    expect(gzipped.headers["content-encoding"]).toBe("gzip");
+    expect(gzipped.headers.vary).toBe("Accept-Encoding");
+    expect(gzipped.headers["content-type"]).toMatch(/^text\/plain/);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers.vary).toBe("Accept-Encoding");
+    expect(plain.body.toString("utf8")).toContain('semscope_semaphore_in_use{service="checkout",instance="web-1",semaphore="db"} 8');
+    expect(gunzipSync(gzipped.body).equals(plain.body)).toBe(true);
+    expect(gzipped.body.length).toBeLessThan(plain.body.length / 2);
+    // What browsers, curl --compressed and Prometheus send take gzip; a refusal or another coding does not.
+    for (const accepts of ["gzip, deflate, br", "deflate, gzip;q=0.5", "*", "br;q=1, *;q=0.1", "x-gzip"]) {
+      const { headers, body } = await rawGet(url, accepts);
+      expect(headers["content-encoding"], accepts).toBe("gzip");
+      expect(gunzipSync(body).toString("utf8"), accepts).toContain("# TYPE semscope_semaphore_cap gauge");
+    }
+    for (const accepts of ["identity", "br, deflate", "gzip;q=0", "*;q=0", "gzip;q=0, *", "", "gzipx"]) {
+      const { headers, body } = await rawGet(url, accepts);
+      expect(headers["content-encoding"], accepts).toBeUndefined();
+      expect(body.toString("utf8"), accepts).toContain("# TYPE semscope_semaphore_cap gauge");
     }
   });
 });

@@ -2,10 +2,11 @@
 // fleet entries and agents than a slice holds, the text is still one well-formed exposition (each
 // family once, its series together, every semaphore's series there once; Prometheus' own promtool
 // parses it), and scrapes within the share window get one render while later ones see new values.
-// A render's memory is reused by later ones only once every scrape reading it is done.
+// A render's memory is reused by later ones only once every scrape reading it (plain or gzip'd) is done.
 import { spawnSync } from "node:child_process";
 import { get, createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { HubCore } from "../../../../main/hub/core/hub-core.js";
 import { HubMetrics } from "../../../../main/hub/dashboard/metrics.js";
@@ -38,7 +39,7 @@ function loadedCore(perAgent = PER_AGENT): { core: HubCore; sample(inUse: number
 
 /** Serves `metrics` on a free port; the server is closed after the test. */
 async function serving(metrics: HubMetrics): Promise<string> {
-  const server = createServer((_req, res) => void metrics.serve(res));
+  const server = createServer((req, res) => void metrics.serve(res, req.headers["accept-encoding"]));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   closers.push(
     () =>
@@ -133,21 +134,30 @@ describe("/metrics in slices", () => {
     const whole = async () => (await fetch(url)).text();
     const first = await whole();
     expect(first.length).toBeGreaterThan(5_000_000);
-    // A scraper that reads its first bytes and then stops: the rest of its render waits for it.
-    const slow = await new Promise<IncomingMessage>((resolve, reject) => get(url, resolve).on("error", reject));
-    const head: Buffer[] = [];
-    await new Promise<void>((resolve) => slow.once("data", (b: Buffer) => (head.push(b), slow.pause(), resolve())));
+    // Scrapers that read their first bytes and then stop, one plain and one gzip'd: the rest of
+    // their render waits for them.
+    const stalled = async (acceptEncoding: string) => {
+      const res = await new Promise<IncomingMessage>((resolve, reject) => get(url, { headers: { "accept-encoding": acceptEncoding } }, resolve).on("error", reject));
+      const head: Buffer[] = [];
+      await new Promise<void>((resolve) => res.once("data", (b: Buffer) => (head.push(b), res.pause(), resolve())));
+      return async () => {
+        res.on("data", (b: Buffer) => head.push(b));
+        res.resume();
+        await new Promise((r) => res.once("end", r));
+        return Buffer.concat(head);
+      };
+    };
+    const slow = await stalled("identity");
+    const slowGzip = await stalled("gzip");
     // Its render done (a scrape joins one in progress), values change and other scrapes render
     // afresh, several times over.
     expect((await whole()) === first).toBe(true);
     sample(8);
     for (let i = 0; i < 3; i++) expect((await whole()).includes('semscope_semaphore_in_use{service="checkout",instance="web-0",semaphore="s999"} 8')).toBe(true);
-    slow.on("data", (b: Buffer) => head.push(b));
-    slow.resume();
-    await new Promise((r) => slow.once("end", r));
-    // What it read is the render it started: byte for byte the first one (in_use 3 throughout).
-    const read = Buffer.concat(head).toString("utf8");
+    // What they read is the render they started: byte for byte the first one (in_use 3 throughout).
+    const read = (await slow()).toString("utf8");
     expect(read.length).toBe(first.length);
     expect(read === first).toBe(true);
+    expect(gunzipSync(await slowGzip()).toString("utf8") === first).toBe(true);
   });
 });
