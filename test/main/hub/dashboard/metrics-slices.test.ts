@@ -9,7 +9,9 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { HubCore } from "../../../../main/hub/core/hub-core.js";
+import { SlicedFamily } from "../../../../main/hub/dashboard/metrics-families.js";
 import { HubMetrics } from "../../../../main/hub/dashboard/metrics.js";
+import type { Rows } from "../../../../main/hub/dashboard/metrics-rows.js";
 import { makeHello, makeInfo, makeSample, makeSummary, T0 } from "../../../fixtures/protocol.js";
 
 const AGENTS = 3;
@@ -71,6 +73,23 @@ function families(text: string): Map<string, string[]> {
   }
   return out;
 }
+
+describe("what /metrics relies on in prom-client (pinned: package.json)", () => {
+  it("formats a value's sharedLabels after its own labels, escaped, and once per labels object however many lines and renders carry it", async () => {
+    let reads = 0;
+    // A semaphore's labels as metrics-families.ts passes them: one frozen object, read here through a counting getter.
+    const shared = Object.freeze(Object.defineProperty({}, "semaphore", { enumerable: true, get: () => (reads++, 'a "b"\\\n') }) as Record<string, string>);
+    const fam = new SlicedFamily(
+      { name: "t_seconds", help: "h", labelNames: ["semaphore", "quantile"], fill: (_rows, from, to, push) => void [0.5, 1].slice(from, to).forEach((q) => push(q, { quantile: String(q) }, shared)) },
+      "gauge",
+      () => 2,
+    );
+    Object.assign(fam, { rows: {} as Rows, from: 0, to: 2 });
+    const line = (q: number) => `t_seconds{quantile="${q}",semaphore="a \\"b\\"\\\\\\n"} ${q}`;
+    for (let i = 0; i < 3; i++) expect(await fam.registry.metrics()).toBe(`# HELP t_seconds h\n# TYPE t_seconds gauge\n${line(0.5)}\n${line(1)}\n`);
+    expect(reads).toBe(1);
+  });
+});
 
 describe("/metrics in slices", () => {
   it("writes each family once, its series together, every semaphore once, in text Prometheus parses", async () => {
