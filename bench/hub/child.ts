@@ -39,13 +39,15 @@ export function spawnChild<M extends { type: string }>(file: string, env: Record
     next: (type, timeoutMs) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${file}: no "${type}" within ${timeoutMs} ms`)), timeoutMs);
+        const gone = () => reject(new Error(`${file} exited before "${type}"`));
         const look = () => {
           const i = inbox.findIndex((m) => m.type === type);
           if (i < 0) return void waiting.push(look);
           clearTimeout(timer);
+          proc.off("exit", gone);
           resolve(inbox.splice(i, 1)[0] as never);
         };
-        proc.once("exit", () => reject(new Error(`${file} exited before "${type}"`)));
+        proc.once("exit", gone);
         look();
       }),
     stop: async () => {
