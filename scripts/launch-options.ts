@@ -3,7 +3,7 @@
 // strictly: a typo is an error, not a silently ignored flag.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { DEFAULT_HUB_PORT } from "../shared/protocol/index.js";
-import { HUB_FLAG_USAGE, HUB_FLAGS, type HubFlagOptions, hubOptionsOf, LIVE_HUB_FLAGS, usageLines } from "../main/hub/hub-flags.js";
+import { forCommandLine, HUB_FLAG_USAGE, HUB_FLAGS, type HubFlagOptions, hubOptionsOf, LIVE_HUB_FLAGS, usageLines } from "../main/hub/hub-flags.js";
 import { resolveHubOptions } from "../main/hub/options.js";
 import type { ReadLimits } from "../main/hub/recording/recording-reader.js";
 import { replayLimitFlags } from "../main/hub/replay-cli.js";
@@ -82,7 +82,13 @@ export function parseLaunchArgs(argv: readonly string[], command: "web" | "start
     throw new Error(`--replay serves a recording: it takes no agents and sends no alerts (drop ${live.map((f) => `--${f}`).join(" / ")})`);
   }
   // The hub's checks (tokens, host, URLs) now, not after a dashboard build: a refused setup fails at once.
-  if (values.replay === undefined) resolveHubOptions(hub);
+  if (values.replay === undefined) {
+    try {
+      resolveHubOptions(hub);
+    } catch (err) {
+      throw forCommandLine(err, values);
+    }
+  }
   return {
     hub: { ...hub, port: hub.port ?? DEFAULT_HUB_PORT },
     recordDir: values["record-dir"],

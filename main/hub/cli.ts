@@ -4,7 +4,7 @@
 // exit 2. SIGINT/SIGTERM: close cleanly, exit 0.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { createHub, type Hub } from "./hub.js";
-import { HUB_FLAG_USAGE, HUB_FLAGS, hubOptionsOf, usageLines } from "./hub-flags.js";
+import { forCommandLine, HUB_FLAG_USAGE, HUB_FLAGS, hubOptionsOf, usageLines } from "./hub-flags.js";
 import { HubConfigError } from "./options.js";
 
 /** Every flag `semscope hub` accepts (parsed strictly: any other is an error): the flags it shares with `semscope web`, and --static. */
@@ -50,7 +50,8 @@ export async function runHubCli(argv: string[]): Promise<void> {
   try {
     hub = await createHub({ ...hubOptionsOf(args), staticDir: args.static });
   } catch (err) {
-    if (err instanceof HubConfigError) fail(err.message);
+    const shown = forCommandLine(err, args);
+    if (shown instanceof HubConfigError) fail(shown.message);
     const code = (err as { code?: unknown }).code;
     fail(`cannot start: ${err instanceof Error ? err.message : String(err)}${code === "EADDRINUSE" ? " (port in use)" : ""}`, 1);
   }

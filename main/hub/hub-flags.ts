@@ -3,7 +3,7 @@
 // Each command adds its own flags to HUB_FLAGS and its own lines to HUB_FLAG_USAGE.
 import type { ParseArgsConfig } from "node:util";
 import { DEFAULT_HUB_PORT } from "../../shared/protocol/index.js";
-import { HubConfigError, type HubOptions } from "./options.js";
+import { HubConfigError, type HubOptions, type OptionNamer } from "./options.js";
 
 export const HUB_FLAGS = {
   port: { type: "string" },
@@ -52,6 +52,23 @@ const CAP_FLAGS = {
   "max-semaphores-per-address": "maxSemaphoresPerAddress",
 } as const;
 
+/**
+ * Each shared flag's option as createHub's errors name it (options.ts), and the environment
+ * variable read when the flag is not given: an error the user sees names what they set.
+ */
+const FLAG_OPTIONS: { readonly [F in keyof typeof HUB_FLAGS]: { readonly field: string; readonly env?: string } } = {
+  port: { field: "port" },
+  host: { field: "host" },
+  token: { field: "token", env: "SEMSCOPE_TOKEN" },
+  "agent-token": { field: "agentToken", env: "SEMSCOPE_AGENT_TOKEN" },
+  ...(Object.fromEntries(Object.entries(CAP_FLAGS).map(([flag, field]) => [flag, { field: `admission.${field}` }])) as Record<keyof typeof CAP_FLAGS, { field: string }>),
+  record: { field: "record" },
+  "allow-origin": { field: "allowedOrigins" },
+  alertmanager: { field: "alertmanager" },
+  webhook: { field: "webhook" },
+  "dashboard-url": { field: "dashboardUrl" },
+};
+
 /** The shared flags that act on agents or their alerts: a replay hub, which takes no agents, refuses them. */
 export const LIVE_HUB_FLAGS: readonly (keyof typeof HUB_FLAGS)[] = ["agent-token", ...(Object.keys(CAP_FLAGS) as (keyof typeof CAP_FLAGS)[]), "alertmanager", "webhook", "dashboard-url"];
 
@@ -67,21 +84,45 @@ function countOf(flag: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
-/** A flag, else the environment variable when set and not empty. */
-function orEnv(value: string | undefined, name: string): string | undefined {
-  const env = process.env[name];
-  return value ?? (env !== undefined && env !== "" ? env : undefined);
+/** The environment variable `name` when set and not empty. */
+function envOf(name: string | undefined): string | undefined {
+  const env = name === undefined ? undefined : process.env[name];
+  return env !== undefined && env !== "" ? env : undefined;
 }
 
-/** The hub's options from the shared flags (and SEMSCOPE_TOKEN, SEMSCOPE_AGENT_TOKEN); a bad number throws HubConfigError naming its flag. */
+/**
+ * Names an option as the command line set it: its flag when given, else its environment variable
+ * when that was read; one neither set is named by its flag (and variable). An option no flag sets
+ * keeps its field's name.
+ */
+export function flagNamer(values: HubFlagValues): OptionNamer {
+  const byField = new Map(Object.entries(FLAG_OPTIONS).map(([flag, o]) => [o.field, { flag: flag as keyof typeof HUB_FLAGS, env: o.env }]));
+  return (field) => {
+    const o = byField.get(field);
+    if (o === undefined) return field;
+    if (values[o.flag] !== undefined) return `--${o.flag}`;
+    if (envOf(o.env) !== undefined) return o.env ?? field;
+    return o.env === undefined ? `--${o.flag}` : `--${o.flag} (or ${o.env})`;
+  };
+}
+
+/** `err` as the command line's user should see it: a HubConfigError names the flags and variables they set. */
+export function forCommandLine(err: unknown, values: HubFlagValues): unknown {
+  return err instanceof HubConfigError ? new HubConfigError(err.naming(flagNamer(values))) : err;
+}
+
+/**
+ * The hub's options from the shared flags (and SEMSCOPE_TOKEN, SEMSCOPE_AGENT_TOKEN); a bad number
+ * throws HubConfigError naming its flag. createHub's own checks name fields: forCommandLine names flags.
+ */
 export function hubOptionsOf(values: HubFlagValues): HubFlagOptions {
   const admission: NonNullable<HubOptions["admission"]> = {};
   for (const [flag, field] of Object.entries(CAP_FLAGS)) admission[field] = countOf(flag, values[flag as keyof typeof CAP_FLAGS]);
   return {
     port: portOf(values.port),
     host: values.host,
-    token: orEnv(values.token, "SEMSCOPE_TOKEN"),
-    agentToken: orEnv(values["agent-token"], "SEMSCOPE_AGENT_TOKEN"),
+    token: values.token ?? envOf(FLAG_OPTIONS.token.env),
+    agentToken: values["agent-token"] ?? envOf(FLAG_OPTIONS["agent-token"].env),
     admission,
     record: values.record,
     allowedOrigins: values["allow-origin"],

@@ -71,9 +71,28 @@ export interface HubOptions {
   alertForwarding?: AlertForwardingOptions;
 }
 
-/** A bad option: the hub refuses to start. */
+/**
+ * How an error names an option: by its HubOptions field ("agentToken", "admission.maxAgents"), or
+ * as a command line set it ("--agent-token", SEMSCOPE_AGENT_TOKEN: main/hub/hub-flags.ts).
+ */
+export type OptionNamer = (field: string) => string;
+
+/** A bad option: the hub refuses to start. Its message names options by field. */
 export class HubConfigError extends Error {
   override readonly name = "HubConfigError";
+  private readonly text: (name: OptionNamer) => string;
+
+  /** `text`: the message, or the message with each option it names by `name`. */
+  constructor(text: string | ((name: OptionNamer) => string)) {
+    const withNames = typeof text === "string" ? () => text : text;
+    super(withNames((field) => field));
+    this.text = withNames;
+  }
+
+  /** The message with each option it names by `name` instead. */
+  naming(name: OptionNamer): string {
+    return this.text(name);
+  }
 }
 
 export interface ResolvedHubOptions {
@@ -137,7 +156,7 @@ export function isLoopback(host: string): boolean {
 function int(name: string, v: number | undefined, dflt: number, min: number, max: number): number {
   if (v === undefined) return dflt;
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
-    throw new HubConfigError(`${name} must be an integer in ${min}..${max}, got ${String(v)}`);
+    throw new HubConfigError((n) => `${n(name)} must be an integer in ${min}..${max}, got ${String(v)}`);
   }
   return v;
 }
@@ -145,19 +164,21 @@ function int(name: string, v: number | undefined, dflt: number, min: number, max
 export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
   const port = int("port", opts.port, DEFAULT_HUB_PORT, 0, 65535);
   const host = opts.host ?? DEFAULT_HOST;
-  if (typeof host !== "string" || host.length === 0) throw new HubConfigError("host must be a non-empty string");
+  if (typeof host !== "string" || host.length === 0) throw new HubConfigError((n) => `${n("host")} must be a non-empty string`);
   const token = opts.token;
   const agentToken = opts.agentToken;
   for (const [name, t] of [["token", token], ["agentToken", agentToken]] as const) {
     if (t === undefined) continue;
-    if (typeof t !== "string" || t.length === 0) throw new HubConfigError(`${name} must be a non-empty string`);
+    if (typeof t !== "string" || t.length === 0) throw new HubConfigError((n) => `${n(name)} must be a non-empty string`);
     // A handshake string over the protocol's limit is refused by the schema: such a token could never be presented.
-    if (t.length > LIMITS.maxString) throw new HubConfigError(`${name} must be at most ${LIMITS.maxString} characters, got ${t.length}`);
+    if (t.length > LIMITS.maxString) throw new HubConfigError((n) => `${n(name)} must be at most ${LIMITS.maxString} characters, got ${t.length}`);
   }
-  if (agentToken !== undefined && token === undefined) throw new HubConfigError("agentToken needs token: without it the dashboard and the API would be open while agents need a token");
-  if (agentToken !== undefined && agentToken === token) throw new HubConfigError("agentToken must differ from token, or it would open the dashboard too");
+  if (agentToken !== undefined && token === undefined) {
+    throw new HubConfigError((n) => `${n("agentToken")} needs ${n("token")}: without it the dashboard and the API would be open while agents need a token`);
+  }
+  if (agentToken !== undefined && agentToken === token) throw new HubConfigError((n) => `${n("agentToken")} must differ from ${n("token")}, or it would open the dashboard too`);
   if (!isLoopback(host) && token === undefined) {
-    throw new HubConfigError(`refusing to listen on ${host} without a token: anything but loopback needs --token (or SEMSCOPE_TOKEN)`);
+    throw new HubConfigError((n) => `refusing to listen on ${host} without a token: anything but loopback needs ${n("token")}`);
   }
   const thresholds = opts.thresholds ?? {};
   try {
@@ -166,15 +187,13 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
     throw new HubConfigError(err instanceof Error ? err.message : String(err));
   }
   const forwarding = opts.alertForwarding ?? {};
-  for (const [option, urls] of [["alertmanager", forwarding.alertmanager], ["webhook", forwarding.webhooks]] as const) {
-    for (const url of urls ?? []) {
-      const why = forwardingUrlError(option, url);
-      if (why !== null) throw new HubConfigError(why);
-    }
-  }
-  if (forwarding.dashboardUrl !== undefined) {
-    const why = forwardingUrlError("dashboardUrl", forwarding.dashboardUrl);
-    if (why !== null) throw new HubConfigError(why);
+  const urls = [
+    ...(forwarding.alertmanager ?? []).map((url) => ["alertmanager", url] as const),
+    ...(forwarding.webhooks ?? []).map((url) => ["webhook", url] as const),
+    ...(forwarding.dashboardUrl === undefined ? [] : [["dashboardUrl", forwarding.dashboardUrl] as const]),
+  ];
+  for (const [option, url] of urls) {
+    if (forwardingUrlError(option, url) !== null) throw new HubConfigError((n) => forwardingUrlError(n(option), url) ?? "");
   }
   const ui = opts.ui ?? {};
   const rate = opts.agentRate ?? {};

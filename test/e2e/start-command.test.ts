@@ -93,4 +93,19 @@ describe("npm start without an Electron binary", () => {
     expect(err.trim().split("\n")).toHaveLength(1);
     expect(err).toMatch(/prot/);
   }, 60_000);
+
+  it("names the flag or the environment variable a refused hub option came from, not createHub's field", async () => {
+    const refused = async (args: string[], env: Record<string, string>) => {
+      const c = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "--web", "--no-demo", "--port", "0", ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, SEMSCOPE_TOKEN: "", SEMSCOPE_AGENT_TOKEN: "", ...env } });
+      let err = "";
+      c.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      const code = await new Promise<number | null>((resolve) => c.once("exit", resolve));
+      expect(code).toBe(2);
+      expect(err.trim().split("\n")).toHaveLength(1);
+      return err.trim();
+    };
+    const [flag, env] = await Promise.all([refused(["--agent-token", "a"], {}), refused(["--token", "t"], { SEMSCOPE_AGENT_TOKEN: "t" })]);
+    expect(flag).toBe("semscope: --agent-token needs --token (or SEMSCOPE_TOKEN): without it the dashboard and the API would be open while agents need a token");
+    expect(env).toBe("semscope: SEMSCOPE_AGENT_TOKEN must differ from --token, or it would open the dashboard too");
+  }, 60_000);
 });

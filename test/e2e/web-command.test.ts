@@ -22,8 +22,8 @@ function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 /** `semscope web <args>` from the sources, with the hub's V8 flags so it does not relaunch itself. */
-function web(args: string[]) {
-  const child = spawn(process.execPath, [...HUB_NODE_FLAGS, "--import", "tsx", "scripts/semscope.ts", "web", ...args], { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+function web(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [...HUB_NODE_FLAGS, "--import", "tsx", "scripts/semscope.ts", "web", ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
   onCleanup(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
@@ -98,15 +98,18 @@ describe("semscope web with the hub's flags", () => {
     expect(await hub.exit).toBe(0);
   }, 120_000);
 
-  it("refuses a bad hub flag or a flag a replay cannot use: one line, exit 2", async () => {
-    const cases = [
-      [["--port", "0", "--no-demo", "--agent-token", "a"], /agentToken needs token/],
-      [["--port", "0", "--no-demo", "--token", "same", "--agent-token", "same"], /agentToken must differ from token/],
+  it("refuses a bad hub flag or a flag a replay cannot use: one line naming the flag (or variable) given, exit 2", async () => {
+    const cases: [string[], RegExp, Record<string, string>?][] = [
+      [["--port", "0", "--no-demo", "--agent-token", "a"], /: --agent-token needs --token \(or SEMSCOPE_TOKEN\): without it/],
+      [["--port", "0", "--no-demo", "--token", "same", "--agent-token", "same"], /: --agent-token must differ from --token, or/],
+      [["--port", "0", "--no-demo", "--max-semaphores-per-address", "100000001"], /: --max-semaphores-per-address must be an integer in 1\.\.100000000, got 100000001$/m],
+      [["--port", "0", "--no-demo", "--webhook", "gopher://x"], /: --webhook: only http and https URLs/],
       [["--port", "0", "--no-demo", "--max-semaphores", "0"], /--max-semaphores must be an integer >= 1, got "0"/],
       [["--port", "0", "--replay", "rec.ndjson", "--agent-token", "a", "--max-agents", "3"], /--replay .* takes no agents .*\(drop --agent-token \/ --max-agents\)/],
       [["--port", "0", "--static", "dir"], /Unknown option '--static'/],
-    ] as const;
-    const runs = cases.map(([args]) => web([...args]));
+      [["--port", "0", "--no-demo"], /: SEMSCOPE_AGENT_TOKEN needs --token \(or SEMSCOPE_TOKEN\): without it/, { SEMSCOPE_AGENT_TOKEN: "a" }],
+    ];
+    const runs = cases.map(([args, , env]) => web(args, env));
     const codes = await Promise.all(runs.map((r) => r.exit));
     cases.forEach(([args, message], i) => {
       expect(codes[i], args.join(" ")).toBe(2);

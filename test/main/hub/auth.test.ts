@@ -89,4 +89,20 @@ describe("start-up checks", () => {
     const hub = await startHub({ token: "x".repeat(256) });
     expect(hub.port).toBeGreaterThan(0);
   });
+
+  it("names createHub's option fields in its errors (the command line names its flags instead)", async () => {
+    const refused = async (opts: Parameters<typeof createHub>[0]) => {
+      const err: unknown = await createHub({ port: 0, ...opts }).then(
+        (hub) => hub.close().then(() => undefined),
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(HubConfigError);
+      return (err as HubConfigError).message;
+    };
+    expect(await refused({ agentToken: "a" })).toBe("agentToken needs token: without it the dashboard and the API would be open while agents need a token");
+    expect(await refused({ token: "t", agentToken: "t" })).toBe("agentToken must differ from token, or it would open the dashboard too");
+    expect(await refused({ host: "0.0.0.0" })).toBe("refusing to listen on 0.0.0.0 without a token: anything but loopback needs token");
+    expect(await refused({ admission: { maxAgents: 0 } })).toBe("admission.maxAgents must be an integer in 1..100000000, got 0");
+    expect(await refused({ alertForwarding: { dashboardUrl: "nope" } })).toBe('dashboardUrl: not a URL: "nope"');
+  });
 });

@@ -25,9 +25,9 @@ function startCli(args: string[], env: Record<string, string> = {}): { child: Ch
   return { child, firstLine, exit };
 }
 
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runCli(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "main/hub/cli.ts", ...args]);
+    const child = spawn(process.execPath, ["--import", "tsx", "main/hub/cli.ts", ...args], { env: { ...process.env, SEMSCOPE_TOKEN: "", SEMSCOPE_AGENT_TOKEN: "", ...env } });
     children.push(child);
     let stdout = "";
     let stderr = "";
@@ -80,19 +80,28 @@ describe("npm run hub", () => {
     expect(await exit).toBe(0);
   });
 
-  it("exits 2 with one line on stderr for bad arguments", async () => {
-    const cases = [
+  it("exits 2 with one line on stderr for bad arguments, naming the flags (or environment variables) that were set", async () => {
+    const cases: [string[], RegExp, Record<string, string>?][] = [
       [["--port", "abc"], /--port must be an integer/],
       [["--bogus"], /Unknown option '--bogus'/],
       [["extra"], /positional/i],
-      [["--port", "0", "--host", "0.0.0.0"], /refusing to listen on 0\.0\.0\.0 without a token/],
-      [["--port", "0", "--token", "x".repeat(300)], /at most 256/],
-      [["--port", "0", "--agent-token", "a"], /agentToken needs token/],
-      [["--port", "0", "--token", "same", "--agent-token", "same"], /agentToken must differ from token/],
+      [["--port", "0", "--host", "0.0.0.0"], /refusing to listen on 0\.0\.0\.0 without a token: anything but loopback needs --token \(or SEMSCOPE_TOKEN\)$/m],
+      [["--port", "0", "--host", ""], /: --host must be a non-empty string$/m],
+      [["--port", "0", "--token", "x".repeat(300)], /: --token must be at most 256 characters/],
+      [["--port", "0", "--token", ""], /: --token must be a non-empty string$/m],
+      [["--port", "0", "--agent-token", "a"], /: --agent-token needs --token \(or SEMSCOPE_TOKEN\): without it/],
+      [["--port", "0", "--token", "same", "--agent-token", "same"], /: --agent-token must differ from --token, or/],
+      [["--port", "0"], /: SEMSCOPE_AGENT_TOKEN needs --token \(or SEMSCOPE_TOKEN\)/, { SEMSCOPE_AGENT_TOKEN: "a" }],
+      [["--port", "0", "--agent-token", "same"], /: --agent-token must differ from SEMSCOPE_TOKEN, or/, { SEMSCOPE_TOKEN: "same" }],
+      [["--port", "0", "--token", "same"], /: SEMSCOPE_AGENT_TOKEN must differ from --token, or/, { SEMSCOPE_AGENT_TOKEN: "same" }],
       [["--port", "0", "--max-semaphores", "0"], /--max-semaphores must be an integer >= 1, got "0"/],
+      [["--port", "0", "--max-agents", "200000000"], /: --max-agents must be an integer in 1\.\.100000000, got 200000000$/m],
       [["--port", "0", "--max-agents-per-address", "x"], /--max-agents-per-address must be an integer >= 1/],
-    ] as const;
-    const results = await Promise.all(cases.map(([args]) => runCli([...args])));
+      [["--port", "0", "--webhook", "not a url"], /: --webhook: not a URL: "not a url"$/m],
+      [["--port", "0", "--alertmanager", "ftp://am"], /: --alertmanager: only http and https URLs/],
+      [["--port", "0", "--dashboard-url", "nope"], /: --dashboard-url: not a URL/],
+    ];
+    const results = await Promise.all(cases.map(([args, , env]) => runCli(args, env)));
     cases.forEach(([args, message], i) => {
       const r = results[i];
       expect(r.status, args.join(" ")).toBe(2);
@@ -100,6 +109,8 @@ describe("npm run hub", () => {
       expect(r.stderr.trimEnd().split("\n"), args.join(" ")).toHaveLength(1);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).toMatch(/^semscope hub: /);
+      // The user typed flags: no createHub field (agentToken, admission.maxAgents, dashboardUrl) in sight.
+      expect(r.stderr, args.join(" ")).not.toMatch(/agentToken|admission\.|dashboardUrl|[^-]\btoken needs|from token\b/);
     });
-  });
+  }, 120_000);
 });
