@@ -4,7 +4,9 @@
 //
 // A pool opening connections (`opening > 0`: tarn's pending creates) has callers waiting for
 // connections that do not exist yet, not for permits others hold, so hold times say nothing of
-// how long they should wait and nobody is passed over. There the rule asks `oldestWaitMs ≥
+// how long they should wait and nobody is passed over. So does one with permits free while
+// callers wait (`inUse < cap`): between two attempts of a failing create tarn has nothing
+// pending, and other pools do not report `opening` at all. There the rule asks `oldestWaitMs ≥
 // openingWaitMs` (10 s) instead, far beyond a healthy connect, and names the cause `opening`: a
 // pool whose creates hang or keep failing while callers wait. One rule with two causes rather
 // than a rule of its own: either way callers starve, and it keeps the wire's closed list of rules.
@@ -19,7 +21,7 @@ import { feedRun, resetRun } from "../window.js";
 export type StarvationCause = "passed_over" | "opening";
 
 export function starvationCause(s: Sample): StarvationCause {
-  return s.opening !== undefined && s.opening > 0 ? "opening" : "passed_over";
+  return (s.opening !== undefined && s.opening > 0) || s.inUse < s.cap ? "opening" : "passed_over";
 }
 
 export function starvationThresholdMs(s: Sample, th: StarvationThresholds): number {
@@ -59,9 +61,8 @@ export class StarvationRule {
       const opening = s.opening ?? 0;
       let message: string;
       if (cause === "opening") {
-        message =
-          `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} while the pool opens ${opening} connection${opening === 1 ? "" : "s"} ` +
-          `(threshold ${fmtMs(threshold)}); connections are not opening: creates hang or keep failing`;
+        const why = opening > 0 ? `the pool opens ${opening} connection${opening === 1 ? "" : "s"}` : `${s.cap - s.inUse} of ${s.cap} permits are free`;
+        message = `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} while ${why} (threshold ${fmtMs(threshold)}); connections are not opening: creates hang or keep failing`;
       } else {
         message = `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} (threshold ${fmtMs(threshold)}, hold p99 ${fmtMs(s.holdMs.p99)})`;
         if (queue === "lifo") message += "; the queue is LIFO, which passes old waiters over";

@@ -19,7 +19,7 @@ describe("starvation", () => {
   describe("while the pool opens connections", () => {
     // knex on a database slow to accept connections: 2 of 10 lent, 3 callers waiting for the 3 being opened.
     const opening = (oldestWaitMs: number, count = 3) =>
-      sample("db", { inUse: 2, waiters: 3, oldestWaitMs, opening: count, holdMs: summaryOf(...many(10, 5)) });
+      sample("db", { inUse: 2, waiters: 3, oldestWaitMs, ...(count > 0 ? { opening: count } : {}), holdMs: summaryOf(...many(10, 5)) });
 
     it("callers waiting behind connections being opened are no starvation, however short the holds", () => {
       const { engine, agent } = setup({ infos: [info("db", { kind: "tarn", queue: "fifo" })] });
@@ -44,6 +44,15 @@ describe("starvation", () => {
       agent.sendMany(4, () => [sample("db", { inUse: 5 })]);
       expect(ofRule(agent.log, "starvation").map((c) => c.kind)).toEqual(["raised"]);
       expect(ofRule(agent.send([sample("db", { inUse: 5 })]), "starvation").map((c) => c.kind)).toEqual(["resolved"]);
+    });
+
+    it("permits free while callers wait, with nothing pending (a failing create between two attempts), are judged the same way", () => {
+      const { agent } = setup({ infos: [info("db", { kind: "tarn", queue: "fifo" })] });
+      agent.sendMany(4, (i) => [i % 2 === 0 ? opening(6000 + i * 1000) : opening(6000 + i * 1000, 0)]);
+      expect(ofRule(agent.log, "starvation")).toEqual([]);
+      const raised = ofRule(agent.send([opening(10_000, 0)]), "starvation");
+      expect(raised[0].alert.message).toContain("a waiter has waited 10 s while 8 of 10 permits are free (threshold 10 s)");
+      expect(raised[0].alert.evidence).toMatchObject({ cause: "opening", opening: 0 });
     });
 
     it("takes its threshold from starvation.openingWaitMs", () => {
