@@ -51,8 +51,8 @@ describe("starvation", () => {
       agent.sendMany(4, (i) => [i % 2 === 0 ? opening(6000 + i * 1000) : opening(6000 + i * 1000, 0)]);
       expect(ofRule(agent.log, "starvation")).toEqual([]);
       const raised = ofRule(agent.send([opening(10_000, 0)]), "starvation");
-      expect(raised[0].alert.message).toContain("a waiter has waited 10 s while 8 of 10 permits are free (threshold 10 s)");
-      expect(raised[0].alert.evidence).toMatchObject({ cause: "opening", opening: 0 });
+      expect(raised[0].alert.message).toContain("a waiter has waited 10 s while 8 of 10 permits are free (threshold 10 s); it waits for no holder");
+      expect(raised[0].alert.evidence).toMatchObject({ cause: "permits_free", opening: 0 });
     });
 
     it("takes its threshold from starvation.openingWaitMs", () => {
