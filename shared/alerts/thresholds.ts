@@ -8,8 +8,10 @@ export interface WindowThresholds {
 }
 
 export interface ConvoyThresholds {
-  /** Sample time the condition must hold for, on consecutive samples, before raising. */
+  /** The trailing window of consecutive samples it is judged over (sample time). */
   readonly windowMs: number;
+  /** The condition must hold for at least this fraction of the window's sample time (0..1). */
+  readonly minHeldFraction: number;
   /** `waiters ≥ minWaiters` (at least 1: a convoy needs a queue). */
   readonly minWaiters: number;
   /** `waitMs.p99 ≥ waitToHoldRatio × holdMs.p50`. */
@@ -22,6 +24,8 @@ export interface StarvationThresholds {
   /** `oldestWaitMs ≥ max(minWaitMs, holdP99Multiple × holdMs.p99)`. */
   readonly minWaitMs: number;
   readonly holdP99Multiple: number;
+  /** While the pool is opening connections (`opening > 0`): `oldestWaitMs ≥ openingWaitMs` instead. */
+  readonly openingWaitMs: number;
   /** Resolved after the condition is false for this much sample time. */
   readonly clearMs: number;
 }
@@ -64,8 +68,8 @@ export type ThresholdsPatch = { readonly [G in keyof AlertThresholds]?: Partial<
 /** The protocol's numbers. Frozen: copy it through applyThresholds to change anything. */
 export const DEFAULT_THRESHOLDS: AlertThresholds = Object.freeze({
   window: Object.freeze({ maxGapIntervals: 2 }),
-  convoy: Object.freeze({ windowMs: 5000, minWaiters: 1, waitToHoldRatio: 2, clearMs: 5000 }),
-  starvation: Object.freeze({ minWaitMs: 5000, holdP99Multiple: 10, clearMs: 5000 }),
+  convoy: Object.freeze({ windowMs: 5000, minHeldFraction: 0.8, minWaiters: 1, waitToHoldRatio: 2, clearMs: 5000 }),
+  starvation: Object.freeze({ minWaitMs: 5000, holdP99Multiple: 10, openingWaitMs: 10_000, clearMs: 5000 }),
   timeouts: Object.freeze({ windowMs: 10_000, ratio: 0.05, minAttempts: 20, clearMs: 10_000 }),
   doubleRelease: Object.freeze({ quietMs: 60_000 }),
   agentDown: Object.freeze({ silentIntervals: 3, defaultIntervalMs: 1000 }),
@@ -82,11 +86,17 @@ const RULES: { readonly [G in keyof AlertThresholds]: { readonly [F in keyof Ale
   window: { maxGapIntervals: [atLeastOne, "≥ 1"] },
   convoy: {
     windowMs: [positive, "> 0"],
+    minHeldFraction: [fraction, "in (0, 1]"],
     minWaiters: [atLeastOne, "≥ 1"],
     waitToHoldRatio: [nonNegative, "≥ 0"],
     clearMs: [positive, "> 0"],
   },
-  starvation: { minWaitMs: [nonNegative, "≥ 0"], holdP99Multiple: [nonNegative, "≥ 0"], clearMs: [positive, "> 0"] },
+  starvation: {
+    minWaitMs: [nonNegative, "≥ 0"],
+    holdP99Multiple: [nonNegative, "≥ 0"],
+    openingWaitMs: [nonNegative, "≥ 0"],
+    clearMs: [positive, "> 0"],
+  },
   timeouts: {
     windowMs: [positive, "> 0"],
     ratio: [fraction, "in (0, 1]"],

@@ -17,7 +17,8 @@ const GROUP_LABEL: Record<keyof AlertThresholds, string> = {
 const FIELD_WORDS: { readonly [G in keyof AlertThresholds]: { readonly [F in keyof AlertThresholds[G]]: string } } = {
   window: { maxGapIntervals: "A gap longer than this many sampling intervals restarts every window" },
   convoy: {
-    windowMs: "Raise after the convoy holds for (ms)",
+    windowMs: "Judged over the last (ms)",
+    minHeldFraction: "…holding for at least this share of it (0–1)",
     minWaiters: "At least this many waiters",
     waitToHoldRatio: "Wait p99 at least this many times hold p50",
     clearMs: "Resolve after no waiters for (ms)",
@@ -25,6 +26,7 @@ const FIELD_WORDS: { readonly [G in keyof AlertThresholds]: { readonly [F in key
   starvation: {
     minWaitMs: "Oldest wait at least (ms)",
     holdP99Multiple: "…and at least this many times hold p99",
+    openingWaitMs: "Oldest wait while connections are opening at least (ms)",
     clearMs: "Resolve after the condition is false for (ms)",
   },
   timeouts: {

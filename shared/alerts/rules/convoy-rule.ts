@@ -1,7 +1,15 @@
-// Rule `convoy`: for ≥ 5 s of consecutive samples, `inUse ≥ cap`, `waiters ≥ 1` and
-// `waitMs.p99 ≥ 2 × holdMs.p50` (callers wait much longer than the work takes: they queue behind
-// each other). Resolved after `waiters = 0` for 5 s. Warning; critical when, over the window,
-// the queue grew while releases per second fell (throughput collapsing under a growing queue).
+// Rule `convoy`: `inUse ≥ cap`, `waiters ≥ 1` and `waitMs.p99 ≥ 2 × holdMs.p50` (callers wait
+// much longer than the work takes: they queue behind each other) on the latest sample and for at
+// least 80 % of the sample time of the trailing 5 s of consecutive samples. Resolved after
+// `waiters = 0` for 5 s. Warning; critical when, over the window, the queue grew while releases
+// per second fell (throughput collapsing under a growing queue).
+//
+// A share of the window, not an unbroken run (Prometheus's `for:`, which one false evaluation
+// resets): inUse and waiters are gauges read at one instant, and a pool in a convoy reads 9/10 or
+// no waiters whenever a release and the next acquire straddle that instant, so a run restarted by
+// each such dip raised late or never. The share is what avg_over_time of a 0/1 series over the
+// window gives in PromQL, independent of the sampling interval (a count of tolerated dips is not),
+// and a load saturated for less than 80 % of every 5 s never raises it.
 //
 // Severity only escalates while the alert is active: dropping back to warning on a better
 // window would flap the alert between levels for what is one incident.
@@ -44,7 +52,11 @@ const WAIT_MAX = 3;
 const HOLD_MAX = 4;
 const WAIT_AT = 5;
 const HOLD_AT = 6;
-const FIELDS = 7;
+/** 1 when the sample met the condition, else 0 (a dip kept in the window). */
+const HOLDS = 7;
+/** The sample time it covers when it met the condition, else 0: summed, the window's time in convoy. */
+const HELD_MS = 8;
+const FIELDS = 9;
 
 function releasedPerSec(w: TrailingWindow, from: number, to: number): number {
   let released = 0;
@@ -67,7 +79,10 @@ function convoyTrend(w: TrailingWindow): ConvoyTrend {
   const half = Math.floor(n / 2);
   const first = releasedPerSec(w, 0, half);
   const second = releasedPerSec(w, n - half, n);
-  const waitersFirst = n > 0 ? w.get(0, WAITERS) : 0;
+  // From its first sample in convoy: a dip's empty queue at the start is no growth.
+  let firstHeld = 0;
+  while (firstHeld < n - 1 && w.get(firstHeld, HOLDS) === 0) firstHeld++;
+  const waitersFirst = n > 0 ? w.get(firstHeld, WAITERS) : 0;
   const waitersLast = n > 0 ? w.get(n - 1, WAITERS) : 0;
   return {
     waitersFirst,
@@ -91,7 +106,10 @@ const scratch = new MergedHist();
 const round = (x: number): number => Math.round(x * 100) / 100;
 
 export class ConvoyRule {
-  /** The current run of samples meeting the condition, trimmed to the window. */
+  /**
+   * The trailing window of consecutive samples since the first that met the condition, dips
+   * included, trimmed to windowMs; emptied when it holds no sample meeting the condition.
+   */
   private readonly window = new TrailingWindow(FIELDS);
   private readonly waitHists = new HistRing();
   private readonly holdHists = new HistRing();
@@ -137,12 +155,13 @@ export class ConvoyRule {
       }
       return;
     }
-    if (convoyHolds(s, th)) this.add(s, at, th.windowMs);
-    else this.clearWindow();
+    const holds = convoyHolds(s, th);
+    if (holds || this.filling) this.add(s, at, th.windowMs, holds);
     const cleared = feedConvoyClear(this.st, this.clearAt, s, at);
+    const ready = holds && this.full(th);
 
     if (!on) {
-      if (this.filling && this.window.covered >= th.windowMs) {
+      if (ready) {
         const trend = convoyTrend(this.window);
         const severity: Severity = trend.critical ? "critical" : "warning";
         const m = this.merged();
@@ -156,7 +175,7 @@ export class ConvoyRule {
       this.clearWindow();
       return;
     }
-    if (this.filling && this.window.covered >= th.windowMs) {
+    if (ready) {
       const trend = convoyTrend(this.window);
       if (trend.critical) {
         const m = this.merged();
@@ -177,7 +196,13 @@ export class ConvoyRule {
     return this.window.bytes() + this.waitHists.bytes() + this.holdHists.bytes();
   }
 
-  private add(s: Sample, at: SampleTime, windowMs: number): void {
+  /** The window covers windowMs and the condition held for at least minHeldFraction of it. */
+  private full(th: ConvoyThresholds): boolean {
+    const w = this.window;
+    return this.filling && w.covered >= th.windowMs && w.sum(HELD_MS) >= th.minHeldFraction * w.covered;
+  }
+
+  private add(s: Sample, at: SampleTime, windowMs: number, holds: boolean): void {
     const w = this.window;
     this.filling = true;
     w.push(at.t, at.intervalMs, at.maxGapMs);
@@ -188,10 +213,17 @@ export class ConvoyRule {
     w.set(HOLD_MAX, s.holdMs.max);
     w.set(WAIT_AT, this.waitHists.append(s.waitMs.hist));
     w.set(HOLD_AT, this.holdHists.append(s.holdMs.hist));
+    w.set(HOLDS, holds ? 1 : 0);
+    w.set(HELD_MS, holds ? w.cover(w.size - 1) : 0);
     w.trim(windowMs);
     // Bounded in pairs as well as samples: full histograms in every sample would hold ~MAX_WINDOW_SAMPLES × 4 KiB.
     while (w.size > 1 && (this.waitHists.endOffset - w.get(0, WAIT_AT) > MAX_HIST_PAIRS || this.holdHists.endOffset - w.get(0, HOLD_AT) > MAX_HIST_PAIRS)) {
       w.dropFirst();
+    }
+    // Nothing in convoy left in it (a gap restarted it on a dip, or dips filled it): done until the next.
+    if (w.sum(HOLDS) === 0) {
+      this.clearWindow();
+      return;
     }
     this.waitHists.dropBefore(w.get(0, WAIT_AT));
     this.holdHists.dropBefore(w.get(0, HOLD_AT));
@@ -208,8 +240,11 @@ export class ConvoyRule {
   }
 
   private message(sem: SemaphoreContext, s: Sample, severity: Severity, { waitP99, holdP50 }: Merged): string {
+    const w = this.window;
+    const held = w.sum(HELD_MS);
+    const span = held < w.covered ? `${fmtMs(held)} of the last ${fmtMs(w.covered)}` : fmtMs(w.covered);
     let text =
-      `${sem.label}: convoy for ${fmtMs(this.window.covered)}: ${s.inUse}/${s.cap} in use, ${s.waiters} waiting, ` +
+      `${sem.label}: convoy for ${span}: ${s.inUse}/${s.cap} in use, ${s.waiters} waiting, ` +
       `wait p99 ${fmtMs(waitP99)} vs hold p50 ${fmtMs(holdP50)}`;
     if (severity === "critical") text += "; the queue is growing while releases per second fall";
     return text;
@@ -252,7 +287,8 @@ export class ConvoyRule {
       acquired += w.get(i, ACQUIRED);
     }
     return {
-      window: { from: w.since, to: n > 0 ? w.t(n - 1) : w.since, coveredMs: w.covered, samples: n },
+      // heldMs: the window's sample time in convoy; the rest were dips under a full queue.
+      window: { from: w.since, to: n > 0 ? w.t(n - 1) : w.since, coveredMs: w.covered, heldMs: w.sum(HELD_MS), samples: n },
       cap: s.cap,
       inUse: s.inUse,
       waiters: { first: trend.waitersFirst, last: trend.waitersLast, max: maxWaiters },

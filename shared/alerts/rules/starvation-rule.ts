@@ -1,6 +1,16 @@
 // Rule `starvation`: a waiter has waited `oldestWaitMs ≥ max(5000, 10 × holdMs.p99)`: far longer
 // than the work itself takes, so it is being passed over (LIFO or barging), not merely queued.
 // Raised on the first sample that shows it; resolved after the condition is false for 5 s.
+//
+// A pool opening connections (`opening > 0`: tarn's pending creates) has callers waiting for
+// connections that do not exist yet, not for permits others hold, so hold times say nothing of
+// how long they should wait and nobody is passed over. Nor is anyone when permits are free while
+// callers wait (`inUse < cap`, cause `permits_free`): between two attempts of a failing create
+// tarn has nothing pending, other pools do not report `opening` at all, and a weighted acquire
+// may want more permits than are free. There the rule asks `oldestWaitMs ≥ openingWaitMs` (10 s)
+// instead, far beyond a healthy connect: a pool whose creates hang or keep failing while callers
+// wait. One rule with several causes rather than a rule of its own: either way callers starve,
+// and it keeps the wire's closed list of rules.
 import type { Sample } from "../../protocol/types.js";
 import { alertActive, type AlertBook } from "../alert-book.js";
 import { fmtMs } from "../format.js";
@@ -8,7 +18,19 @@ import type { StarvationThresholds } from "../thresholds.js";
 import type { SampleTime, SemaphoreContext } from "../types.js";
 import { feedRun, resetRun } from "../window.js";
 
+/**
+ * Why the oldest waiter waits: passed over for permits others hold, behind connections being
+ * opened, or with permits free (not for permits others hold).
+ */
+export type StarvationCause = "passed_over" | "opening" | "permits_free";
+
+export function starvationCause(s: Sample): StarvationCause {
+  if (s.opening !== undefined && s.opening > 0) return "opening";
+  return s.inUse < s.cap ? "permits_free" : "passed_over";
+}
+
 export function starvationThresholdMs(s: Sample, th: StarvationThresholds): number {
+  if (starvationCause(s) !== "passed_over") return th.openingWaitMs;
   return Math.max(th.minWaitMs, th.holdP99Multiple * s.holdMs.p99);
 }
 
@@ -40,15 +62,28 @@ export class StarvationRule {
     const active = alertActive(sem.target, "starvation");
     if (!active && starves) {
       const queue = sem.info.queue;
-      let message = `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} (threshold ${fmtMs(threshold)}, hold p99 ${fmtMs(s.holdMs.p99)})`;
-      if (queue === "lifo") message += "; the queue is LIFO, which passes old waiters over";
+      const cause = starvationCause(s);
+      const opening = s.opening ?? 0;
+      let message: string;
+      if (cause === "opening") {
+        message =
+          `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} while the pool opens ${opening} connection${opening === 1 ? "" : "s"} ` +
+          `(threshold ${fmtMs(threshold)}); connections are not opening: creates hang or keep failing`;
+      } else if (cause === "permits_free") {
+        message =
+          `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} while ${s.cap - s.inUse} of ${s.cap} permits are free (threshold ${fmtMs(threshold)}); ` +
+          "it waits for no holder: a pool's connections failing to open (between attempts), or an acquire of more permits than are free";
+      } else {
+        message = `${sem.label}: a waiter has waited ${fmtMs(s.oldestWaitMs)} (threshold ${fmtMs(threshold)}, hold p99 ${fmtMs(s.holdMs.p99)})`;
+        if (queue === "lifo") message += "; the queue is LIFO, which passes old waiters over";
+      }
       book.raise(
         sem.target,
         {
           rule: "starvation",
           severity: "warning",
           message,
-          evidence: { oldestWaitMs: s.oldestWaitMs, thresholdMs: threshold, holdP99Ms: s.holdMs.p99, waiters: s.waiters, inUse: s.inUse, cap: s.cap, queue },
+          evidence: { cause, oldestWaitMs: s.oldestWaitMs, thresholdMs: threshold, holdP99Ms: s.holdMs.p99, waiters: s.waiters, inUse: s.inUse, opening, cap: s.cap, queue },
         },
         at.t,
       );

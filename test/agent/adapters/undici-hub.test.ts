@@ -151,4 +151,18 @@ describe("undici Pool adapter through a real hub", () => {
     expect(stopped.served).toBeGreaterThan(20);
     await alertOn(hub, "convoy", key, "the convoy alert resolved", (a) => a.id === convoy.id && a.resolvedAt !== null);
   }, 60_000);
+
+  it("a convoy whose pool idles for a moment every few seconds still raises `convoy`, through the dips", async () => {
+    const hub = await startHub();
+    const svc = startService<Msg>(FIXTURE, { ORIGIN: origin, HUB_URL: hub.url, SCENARIO: "dipping-convoy", INSTANCE: "u-dips" });
+    const key = KEY("u-dips");
+    // Never 5 s in a row of samples in convoy: the window's share of them is what raises it.
+    const convoy = await alertOn(hub, "convoy", key, "a convoy alert on the hub");
+    const window = (convoy.evidence as { window: { coveredMs: number; heldMs: number } }).window;
+    expect(window.heldMs).toBeLessThan(window.coveredMs);
+    expect(window.heldMs).toBeGreaterThanOrEqual(0.8 * window.coveredMs);
+    svc.send({ cmd: "stop" });
+    await svc.next("stopped", 10_000);
+    await alertOn(hub, "convoy", key, "the convoy alert resolved", (a) => a.id === convoy.id && a.resolvedAt !== null);
+  }, 60_000);
 });

@@ -33,13 +33,58 @@ describe("convoy", () => {
   it("is not raised by 4.9 s of convoy", () => {
     const { engine, agent } = setup({ intervalMs: 100 });
     agent.sendMany(49, () => [convoySample("db")]);
-    agent.send([sample("db", { inUse: 10 })]);
-    agent.sendMany(49, () => [convoySample("db")]);
+    agent.sendMany(100, () => [sample("db", { inUse: 10 })]);
     expect(ofRule(agent.log, "convoy")).toEqual([]);
     expect(engine.activeAlerts()).toEqual([]);
-    // The 50th consecutive 100 ms sample is the one that reaches 5 s.
+    // After the quiet 10 s, the 50th consecutive 100 ms sample is the one that reaches 5 s.
+    agent.sendMany(49, () => [convoySample("db")]);
+    expect(ofRule(agent.log, "convoy")).toEqual([]);
     const raised = ofRule(agent.send([convoySample("db")]), "convoy");
     expect(raised.map((c) => c.alert.raisedAt)).toEqual([agent.t]);
+  });
+
+  it("is raised on time through a brief dip: one sample under a full pool does not restart it", () => {
+    const { agent } = setup();
+    agent.sendMany(2, () => [convoySample("db")]);
+    // A release and the next acquire straddled the sample: 9/10 in use and nobody queued, for an instant.
+    agent.send([sample("db", { inUse: 9 })]);
+    expect(ofRule(agent.sendMany(1, () => [convoySample("db")]), "convoy")).toEqual([]);
+    const raised = ofRule(agent.send([convoySample("db")]), "convoy");
+    expect(raised.map((c) => [c.kind, c.alert.raisedAt])).toEqual([["raised", T0 + 5000]]);
+    expect(raised[0].alert.message).toContain("convoy for 4 s of the last 5 s");
+    expect(raised[0].alert.evidence).toMatchObject({ window: { from: T0, to: T0 + 5000, coveredMs: 5000, heldMs: 4000, samples: 5 } });
+  });
+
+  it("is raised under a convoy that dips once in every 5 samples, which no unbroken 5 s run ever showed", () => {
+    const { agent } = setup();
+    agent.sendMany(20, (i) => [i % 5 === 3 ? sample("db", { inUse: 10, waiters: 0 }) : convoySample("db")]);
+    expect(ofRule(agent.log, "convoy").map((c) => [c.kind, c.alert.raisedAt])).toEqual([["raised", T0 + 5000]]);
+  });
+
+  it("is raised on a sample in convoy only: a dip that ends the window waits for the next", () => {
+    const { agent } = setup();
+    agent.sendMany(4, () => [convoySample("db")]);
+    expect(ofRule(agent.send([sample("db", { inUse: 10 })]), "convoy")).toEqual([]);
+    const raised = ofRule(agent.send([convoySample("db")]), "convoy");
+    expect(raised.map((c) => c.alert.raisedAt)).toEqual([T0 + 6000]);
+  });
+
+  it("is never raised by a load in convoy only half the time, nor by two dips in every 5 s", () => {
+    const { engine, agent } = setup();
+    agent.sendMany(60, (i) => [i % 2 === 0 ? convoySample("db") : sample("db", { inUse: 10, waiters: 0 })]);
+    agent.sendMany(60, (i) => [i % 5 < 2 ? sample("db", { inUse: 8 }) : convoySample("db")]);
+    expect(ofRule(agent.log, "convoy")).toEqual([]);
+    expect(engine.activeAlerts()).toEqual([]);
+  });
+
+  it("judges 'most of the window' by the threshold a user sets: 1 wants every sample", () => {
+    const { engine, agent } = setup();
+    engine.setThresholds({ convoy: { minHeldFraction: 1 } });
+    agent.sendMany(2, () => [convoySample("db")]);
+    agent.send([sample("db", { inUse: 9 })]);
+    agent.sendMany(4, () => [convoySample("db")]);
+    expect(ofRule(agent.log, "convoy")).toEqual([]);
+    expect(ofRule(agent.send([convoySample("db")]), "convoy").map((c) => c.alert.raisedAt)).toEqual([T0 + 8000]);
   });
 
   it("restarts the window after a gap of more than 2 × intervalMs", () => {

@@ -13,7 +13,56 @@ describe("starvation", () => {
     expect(raised.map((c) => [c.kind, c.alert.raisedAt, c.alert.severity])).toEqual([["raised", T0 + 2000, "warning"]]);
     expect(raised[0].alert.message).toContain("a waiter has waited 5 s (threshold 5 s");
     expect(raised[0].alert.message).toContain("LIFO");
-    expect(raised[0].alert.evidence).toMatchObject({ oldestWaitMs: 5000, thresholdMs: 5000, waiters: 3, queue: "lifo" });
+    expect(raised[0].alert.evidence).toMatchObject({ cause: "passed_over", oldestWaitMs: 5000, thresholdMs: 5000, waiters: 3, queue: "lifo" });
+  });
+
+  describe("while the pool opens connections", () => {
+    // knex on a database slow to accept connections: 2 of 10 lent, 3 callers waiting for the 3 being opened.
+    const opening = (oldestWaitMs: number, count = 3) =>
+      sample("db", { inUse: 2, waiters: 3, oldestWaitMs, ...(count > 0 ? { opening: count } : {}), holdMs: summaryOf(...many(10, 5)) });
+
+    it("callers waiting behind connections being opened are no starvation, however short the holds", () => {
+      const { engine, agent } = setup({ infos: [info("db", { kind: "tarn", queue: "fifo" })] });
+      agent.sendMany(5, (i) => [opening(5000 + i * 1000)]);
+      expect(ofRule(agent.log, "starvation")).toEqual([]);
+      expect(engine.activeAlerts()).toEqual([]);
+      // The connections open and the callers are served: nothing was ever raised.
+      agent.sendMany(10, () => [sample("db", { inUse: 5 })]);
+      expect(ofRule(agent.log, "starvation")).toEqual([]);
+    });
+
+    it("is raised with cause `opening` once a caller has waited 10 s on connections that do not open", () => {
+      const { agent } = setup({ infos: [info("db", { kind: "tarn", queue: "fifo" })] });
+      agent.send([opening(9999)]);
+      expect(ofRule(agent.log, "starvation")).toEqual([]);
+      const raised = ofRule(agent.send([opening(10_000, 1)]), "starvation");
+      expect(raised.map((c) => [c.kind, c.alert.raisedAt])).toEqual([["raised", T0 + 2000]]);
+      expect(raised[0].alert.message).toContain("a waiter has waited 10 s while the pool opens 1 connection (threshold 10 s)");
+      expect(raised[0].alert.message).not.toContain("hold p99");
+      expect(raised[0].alert.evidence).toMatchObject({ cause: "opening", opening: 1, oldestWaitMs: 10_000, thresholdMs: 10_000, waiters: 3, inUse: 2 });
+      // The database comes back: the waiters are served and 5 s later it resolves.
+      agent.sendMany(4, () => [sample("db", { inUse: 5 })]);
+      expect(ofRule(agent.log, "starvation").map((c) => c.kind)).toEqual(["raised"]);
+      expect(ofRule(agent.send([sample("db", { inUse: 5 })]), "starvation").map((c) => c.kind)).toEqual(["resolved"]);
+    });
+
+    it("permits free while callers wait, with nothing pending (a failing create between two attempts), are judged the same way", () => {
+      const { agent } = setup({ infos: [info("db", { kind: "tarn", queue: "fifo" })] });
+      agent.sendMany(4, (i) => [i % 2 === 0 ? opening(6000 + i * 1000) : opening(6000 + i * 1000, 0)]);
+      expect(ofRule(agent.log, "starvation")).toEqual([]);
+      const raised = ofRule(agent.send([opening(10_000, 0)]), "starvation");
+      expect(raised[0].alert.message).toContain("a waiter has waited 10 s while 8 of 10 permits are free (threshold 10 s); it waits for no holder");
+      expect(raised[0].alert.evidence).toMatchObject({ cause: "permits_free", opening: 0 });
+    });
+
+    it("takes its threshold from starvation.openingWaitMs", () => {
+      const { engine, agent } = setup();
+      engine.setThresholds({ starvation: { openingWaitMs: 3000 } });
+      agent.send([opening(2999)]);
+      expect(ofRule(agent.log, "starvation")).toEqual([]);
+      expect(ofRule(agent.send([opening(3000)]), "starvation").map((c) => c.alert.evidence?.thresholdMs)).toEqual([3000]);
+      expect(() => engine.setThresholds({ starvation: { openingWaitMs: -1 } })).toThrow(/openingWaitMs: must be a finite number ≥ 0/);
+    });
   });
 
   it("scales with the hold time: 8 s is no starvation when holds take a second", () => {

@@ -11,8 +11,8 @@ describe("thresholds", () => {
   it("default to the protocol's numbers", () => {
     expect(DEFAULT_THRESHOLDS).toEqual({
       window: { maxGapIntervals: 2 },
-      convoy: { windowMs: 5000, minWaiters: 1, waitToHoldRatio: 2, clearMs: 5000 },
-      starvation: { minWaitMs: 5000, holdP99Multiple: 10, clearMs: 5000 },
+      convoy: { windowMs: 5000, minHeldFraction: 0.8, minWaiters: 1, waitToHoldRatio: 2, clearMs: 5000 },
+      starvation: { minWaitMs: 5000, holdP99Multiple: 10, openingWaitMs: 10_000, clearMs: 5000 },
       timeouts: { windowMs: 10_000, ratio: 0.05, minAttempts: 20, clearMs: 10_000 },
       doubleRelease: { quietMs: 60_000 },
       agentDown: { silentIntervals: 3, defaultIntervalMs: 1000 },
