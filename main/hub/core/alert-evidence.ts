@@ -67,6 +67,17 @@ export interface Watched {
  * so a caller may keep it (its registry slot): emptied, it is dropped, and a later alert on that
  * semaphore starts a new list (watchedOf() then finds that one).
  */
+/**
+ * A starvation alert raised while permits were free or connections were being opened (its
+ * evidence's cause `opening` or `permits_free`) is about connections not opening, not permits
+ * held too long: Little's law and the hold trend would name a wrong fix, so it gets no diagnosis.
+ */
+function diagnosable(a: Alert): boolean {
+  if (a.rule !== "starvation") return true;
+  const cause = a.evidence?.["cause"];
+  return cause === undefined || cause === "passed_over";
+}
+
 export type WatchedList = readonly Watched[];
 
 export class AlertEvidence {
@@ -89,6 +100,7 @@ export class AlertEvidence {
       const a = c.alert;
       if (!DIAGNOSED_RULES.has(a.rule)) continue;
       if (c.kind === "raised") {
+        if (!diagnosable(a)) continue;
         const w: Watched = { alertId: a.id, raisedAt: a.raisedAt, lastT: a.raisedAt, nextT: a.raisedAt, verdict: "", sentT: -Infinity, anchor: null };
         const list = this.watched.get(a.key);
         if (list === undefined) this.watched.set(a.key, [w]);
