@@ -56,6 +56,9 @@ interface ChildResult {
   openMs: number;
   openBlockMs: number;
   seeks: number[];
+  /** The same seeks in slices, in all, and the longest event-loop block meanwhile (the spool only). */
+  slicedMs?: number;
+  slicedBlockMs?: number;
   checkpoints: number;
   checkpointMB: number;
   marks: number;
@@ -82,7 +85,8 @@ async function replay(): Promise<void> {
     for (const kind of r % 2 === 0 ? KINDS : [...KINDS].reverse()) {
       const got = run(kind);
       results[kind].push(got);
-      console.log(`round ${r + 1} ${kind}: open ${got.openMs} ms (longest loop block ${got.openBlockMs} ms), seeks ${got.seeks.join(", ")} ms, peak RSS ${got.peakRssMB} MB, ${got.checkpoints} restore points of ${got.checkpointMB} MB`);
+      const sliced = got.slicedMs === undefined ? "" : `, in slices ${got.slicedMs} ms (longest loop block ${got.slicedBlockMs} ms)`;
+      console.log(`round ${r + 1} ${kind}: open ${got.openMs} ms (longest loop block ${got.openBlockMs} ms), seeks ${got.seeks.join(", ")} ms${sliced}, peak RSS ${got.peakRssMB} MB, ${got.checkpoints} restore points of ${got.checkpointMB} MB`);
     }
   }
   const range = (xs: number[], digits = 0) => {
@@ -99,6 +103,8 @@ async function replay(): Promise<void> {
   row("longest loop block while opening", (r) => r.openBlockMs, "ms");
   SEEKS.forEach((f, i) => row(`seek → ${f * 100} %`, (r) => r.seeks[i], "ms"));
   row(`the ${SEEKS.length} seeks`, (r) => r.seeks.reduce((a, b) => a + b, 0), "ms");
+  const spool = results.spool;
+  console.log(`the ${SEEKS.length} seeks again in slices (spool): ${range(spool.map((r) => r.slicedMs ?? 0))} ms, longest loop block meanwhile ${range(spool.map((r) => r.slicedBlockMs ?? 0))} ms`);
   console.log(JSON.stringify({ bench: "recording-replay", semaphores, seconds, textMB: Math.round(rec.textBytes / 1e6), seeks: SEEKS, ...results }));
 }
 

@@ -223,6 +223,15 @@ export class SpoolCursor {
     return this.lines[this.i];
   }
 
+  /** A cursor at the same place, reading on by itself. */
+  clone(): SpoolCursor {
+    const c = new SpoolCursor(this.spool, this.block);
+    c.lines = this.lines;
+    c.i = this.i;
+    c.taken = this.taken;
+    return c;
+  }
+
   /** The next block it reads (the lines of the one before are in hand). */
   get nextBlock(): number {
     return this.block;
