@@ -203,13 +203,19 @@ export class ReplaySession {
     }
     const job = ++this.seekJob;
     this.seekingTo = target;
-    // Off to the side: the dashboards keep reading the core they have until this one lands.
-    const { feed, reader } = this.place(from, true);
-    while (!this.advance(feed, reader, target, performance.now() + sliceMs)) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (job !== this.seekJob) return landed;
+    try {
+      // Off to the side: the dashboards keep reading the core they have until this one lands.
+      const { feed, reader } = this.place(from, true);
+      while (!this.advance(feed, reader, target, performance.now() + sliceMs)) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (job !== this.seekJob) return landed;
+      }
+      this.land(feed, reader);
+    } catch (err) {
+      // The cursor stays where it was, and playing is no longer held for this seek.
+      if (job === this.seekJob) this.seekingTo = null;
+      throw err;
     }
-    this.land(feed, reader);
     return landed;
   }
 
