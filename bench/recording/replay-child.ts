@@ -2,7 +2,8 @@
 // dashboard's replay does (ReplaySession), or as the replay before the spool did (`parsed`,
 // parsed-replay.ts), then seeks back and forth across it. Prints one JSON line: open and each seek
 // in ms, the longest event-loop block while opening, the restore points kept, the heap after the
-// seeks, and the process's peak RSS.
+// seeks, and the process's peak RSS; for the dashboard's replay, the same seeks again in slices as
+// its hub runs them (seekInSlices): their time in all and the longest event-loop block meanwhile.
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { ReplaySession, type ReplaySessionOptions } from "../../main/hub/recording/replay-session.js";
 import { ParsedReplay } from "./parsed-replay.js";
@@ -23,6 +24,15 @@ for (const f of SEEKS) {
   replay.seek(replay.from + span * f);
   seeks.push(ms(t));
 }
+let sliced: { slicedMs: number; slicedBlockMs: number } | undefined;
+if (replay instanceof ReplaySession) {
+  const during = monitorEventLoopDelay({ resolution: 1 });
+  during.enable();
+  const t = performance.now();
+  for (const f of SEEKS) await replay.seekInSlices(replay.from + span * f);
+  sliced = { slicedMs: ms(t), slicedBlockMs: Math.round(during.max / 1e6) };
+  during.disable();
+}
 const held = replay instanceof ReplaySession ? replay.held : undefined;
 if (replay instanceof ReplaySession) replay.close();
 console.log(
@@ -31,6 +41,7 @@ console.log(
     openMs: open,
     openBlockMs: Math.round(loop.max / 1e6),
     seeks,
+    ...sliced,
     checkpoints: held?.checkpoints ?? 0,
     checkpointMB: Math.round((held?.checkpointBytes ?? 0) / 1e6),
     marks: replay instanceof ReplaySession ? replay.marks.length : replay.marks,

@@ -1,7 +1,7 @@
 // A replay shows what the live dashboard showed: the same alerts and the same chart data through
 // the same /ui requests, at the end of a run with real agents in child processes, and at every
 // checkpoint of a scripted run (seeking forward and back).
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { io, type Socket } from "socket.io-client";
@@ -10,6 +10,7 @@ import { createReplayHub, type ReplayHub, type ReplayHubOptions } from "../../ma
 import type { Hub } from "../../main/hub/index.js";
 import type { ReplayStatus, UiSnapshot } from "../../shared/ui-protocol/index.js";
 import { spawnAgent, type ChildAgent } from "../e2e/browser.js";
+import { recordingLines } from "../fixtures/recording.js";
 import { agent, cleanupAll, dashboard, info, onCleanup, request, sample, sleep, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "./hub/helpers.js";
 
 afterEach(cleanupAll);
@@ -254,5 +255,51 @@ describe("replay against the live run", () => {
     const convoys = alerts.filter((x) => x.rule === "convoy").sort((x, y) => x.raisedAt - y.raisedAt);
     expect(convoys.map((x) => x.acknowledged)).toEqual([true, false]);
     expect(alerts.some((x) => x.rule === "agent_down")).toBe(true);
+  }, 90_000);
+
+  it("answers during a long seek at the cursor it had, lands a superseded seek on the later target, and plays from where a seek lands", async () => {
+    const file = tmpFile("slices.ndjson");
+    writeFileSync(file, `${recordingLines(12_000).join("\n")}\n`);
+    // Nothing kept to shorten a seek, slices of 1 ms: a seek across the file runs in hundreds of slices.
+    const replay = await replayHub(file, undefined, { maxCheckpoints: 0, pinnedStartBytes: 0, parsedCacheBytes: 0, seekSliceMs: 1 });
+    const { socket: control, first } = await replayControl(replay.url);
+    const ui = await dashboard(replay.url);
+    const keys = ["checkout/web-1/db", "checkout/web-1/pool"];
+    const before = await views(ui.socket, keys);
+    const snapshots: UiSnapshot[] = [];
+    ui.socket.on("snapshot", (snap: UiSnapshot) => snapshots.push(snap));
+    const deltas = ui.deltas.length;
+    type SeekAnswer = AckAnswer & { status: ReplayStatus };
+
+    // To the end, from where it opened (the first alert): every line fed again.
+    const far = request<SeekAnswer>(control, "replay:seek", { t: first.to });
+    await waitUntil(() => replay.session.seeking === first.to, "the seek under way", 10_000);
+    // Meanwhile the hub answers a page and the dashboard's requests, at the cursor as it was.
+    expect((await fetch(`${replay.url}/api/none`)).status).toBe(404);
+    expect(await views(ui.socket, keys)).toEqual(before);
+    expect(replay.session.seeking).toBe(first.to);
+    // A second seek supersedes it: both answers say the cursor landed on the second target.
+    const mid = first.from + Math.round((first.to - first.from) / 2);
+    const second = await request<SeekAnswer>(control, "replay:seek", { t: mid });
+    expect(second).toMatchObject({ ok: true, status: { cursor: mid } });
+    expect(await far).toMatchObject({ ok: true, status: { cursor: mid } });
+    // The dashboard was sent one snapshot, at the target, and no delta of a time between.
+    await waitUntil(() => snapshots.length > 0, "the snapshot at the target");
+    expect(snapshots.map((snap) => snap.serverTime)).toEqual([mid]);
+    expect(ui.deltas.slice(deltas).filter((d) => d.serverTime !== first.cursor && d.serverTime !== mid)).toEqual([]);
+    // What a replay seeking there at once shows.
+    const straight = await replayHub(file);
+    const straightUi = await dashboard(straight.url);
+    expect((await request<AckAnswer>((await replayControl(straight.url)).socket, "replay:seek", { t: mid })).ok).toBe(true);
+    expect(await views(ui.socket, keys)).toEqual(await views(straightUi.socket, keys));
+
+    // Play asked for during a seek: the cursor waits for the seek, then plays on from its target.
+    const near = first.to - 60_000;
+    const landing = request<SeekAnswer>(control, "replay:seek", { t: near });
+    const played = await request<SeekAnswer>(control, "replay:play", { speed: 60 });
+    expect(played).toMatchObject({ ok: true, status: { playing: true, cursor: mid } });
+    expect(await landing).toMatchObject({ ok: true, status: { playing: true, cursor: near } });
+    await waitUntil(() => replay.session.cursor > near, "the cursor playing on from the target");
+    expect((await request<AckAnswer>(control, "replay:pause", {})).ok).toBe(true);
   }, 90_000);
 });

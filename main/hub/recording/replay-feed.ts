@@ -7,6 +7,7 @@ import pkg from "../../../package.json" with { type: "json" };
 import { HubCore, type AgentRecord } from "../core/hub-core.js";
 import type { AnyRecordLine } from "./recording-line.js";
 import type { SegmentStart } from "./recording-rolling.js";
+import { pairClosures, StateCopy } from "./state-copy.js";
 
 export interface ReplayCoreOptions {
   /** As the live hub's (HubOptions.maxHistories, maxHistoryBytes); the same defaults. */
@@ -73,6 +74,12 @@ export class ReplayFeed implements FeedPlace {
     this.position = place.position;
     this.connection = place.connection;
     this.skip = place.skip;
+  }
+
+  /** To where `other` is, with a copy of its core: a seek that must leave other's alone. */
+  copyOf(other: ReplayFeed): void {
+    const fresh = this.fresh({});
+    this.moveTo(other, new StateCopy(pairClosures(other.core, fresh)).into(fresh, other.core));
   }
 
   /** One line taken from the recording: the clock moves to its time and the core gets its call. */

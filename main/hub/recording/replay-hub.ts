@@ -135,9 +135,19 @@ export async function createReplayHub(opts: ReplayHubOptions): Promise<ReplayHub
         const { payload, ack } = splitArgs(args);
         reply(ack, contained(`replay ${name}`, log, { ok: false, error: "internal error" }, () => handle(payload)));
       });
-    on("replay:seek", (payload) => {
+    // A long seek runs in slices (the hub answers meanwhile); its answer comes once the cursor has
+    // landed, there or where a later seek took it.
+    socket.on("replay:seek", (...args: unknown[]) => {
+      const { payload, ack } = splitArgs(args);
       const p = parsePayload(seekSchema, payload);
-      return p.ok ? answer(() => session.seek(p.value.t)) : { ok: false, error: p.error };
+      if (!p.ok) return reply(ack, { ok: false, error: p.error });
+      session.seekInSlices(p.value.t).then(
+        () => reply(ack, { ok: true, status: status() }),
+        (err: unknown) => {
+          log(`semscope hub: replay replay:seek failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          reply(ack, { ok: false, error: "internal error" });
+        },
+      );
     });
     on("replay:play", (payload) => {
       const p = parsePayload(playSchema, payload);

@@ -5,6 +5,9 @@
 // more lines; or from the start, or from the core saved at a restore point (replay-checkpoints.ts,
 // taken as the file is first read), whichever its measured costs say reaches the target soonest.
 // The engine is pure on its inputs, so each is exact: what a replay fed from the first line shows.
+// A seek longer than a slice (seekInSlices) feeds a core of its own a few ms at a time, letting the
+// hub answer between slices, and only then replaces the one the dashboards read: they see the
+// cursor where it was, then the target, never a time between.
 import { existsSync, mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -19,14 +22,23 @@ import { SEGMENT_SUFFIX } from "./recording-rolling.js";
 import { safeName } from "./recording-name.js";
 import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
-export interface ReplaySessionOptions extends ReadLimits, CheckpointLimits, ReplayCoreOptions, SpoolOptions {}
+export interface ReplaySessionOptions extends ReadLimits, CheckpointLimits, ReplayCoreOptions, SpoolOptions {
+  /** Wall-clock ms a seek feeds before it lets the event loop run (default SEEK_SLICE_MS). */
+  seekSliceMs?: number;
+}
 
 /** Wall-clock period of a playing cursor's steps. */
 export const PLAY_STEP_MS = 250;
+/** A hub's dashboards and API wait at most about this long for a seek under way. */
+export const SEEK_SLICE_MS = 8;
+/** Lines fed between two looks at the clock (a line is tens of µs). */
+const LINES_PER_CLOCK_CHECK = 16;
+
+type SeekStart = "here" | "start" | Checkpoint;
 
 export class ReplaySession {
-  /** The core and where it is in the recording. */
-  private readonly at: ReplayFeed;
+  /** The core the dashboards read and where it is in the recording (replaced when a seek lands). */
+  private at: ReplayFeed;
   /** Where the next line comes from; a backward seek starts a fresh one. */
   private reader: SpoolCursor;
   /** Measured ms to feed a line to the core, for a seek's estimate. */
@@ -51,6 +63,12 @@ export class ReplaySession {
   private rangeLine: RangeLine["p"] | undefined;
   private flightCount = 0;
   private marksSorted: ReplayMark[] = [];
+  /** Bumped by every seek: a seek in slices that sees it changed was superseded. */
+  private seekJob = 0;
+  /** Where a seek in slices is going, while it is under way. */
+  private seekingTo: number | null = null;
+  /** Callers of seekInSlices waiting for the cursor to land. */
+  private landing: (() => void)[] = [];
 
   private constructor(
     readonly file: string,
@@ -75,7 +93,8 @@ export class ReplaySession {
     s.markMap = null;
     // Opened where the story starts: a saved range's start, else the first alert (the end is
     // after shutdown, every agent gone), else the start.
-    s.reset();
+    s.at.reset(s.from);
+    s.reader = new SpoolCursor(s.spool);
     if (s.rangeLine !== undefined) s.seek(s.rangeLine.from);
     else s.seek(s.marksSorted[0]?.at ?? s.from);
     return s;
@@ -154,17 +173,50 @@ export class ReplaySession {
     return s;
   }
 
-  /** Moves the cursor to `t` (clamped to the recording). */
+  /** Where a seek in slices is going, while one is under way. */
+  get seeking(): number | null {
+    return this.seekingTo;
+  }
+
+  /** Moves the cursor to `t` (clamped to the recording) at once; supersedes a seek under way. */
   seek(t: number): void {
-    const target = Math.min(this.to, Math.max(this.from, t));
-    const from = this.startFor(target);
-    if (from === "start") this.reset();
-    else if (from !== "here") this.restore(from);
-    this.advanceTo(target);
-    // What a seek changed reaches dashboards as a snapshot, not as a delta.
-    this.at.core.changes.take();
-    for (const fn of this.resetListeners) fn();
-    this.emitStatus();
+    const target = this.clamp(t);
+    this.seekJob++;
+    const { feed, reader } = this.place(this.startFor(target).from, false);
+    this.advance(feed, reader, target, Infinity);
+    this.land(feed, reader);
+  }
+
+  /**
+   * Moves the cursor to `t` as seek does, a slice of at most seekSliceMs at a time when it would
+   * take longer; resolves once the cursor has landed: here, or where a later seek (which supersedes
+   * this one) took it. Play and pause meanwhile take effect from where it lands.
+   */
+  async seekInSlices(t: number): Promise<void> {
+    const target = this.clamp(t);
+    const sliceMs = this.opts.seekSliceMs ?? SEEK_SLICE_MS;
+    const landed = new Promise<void>((resolve) => this.landing.push(resolve));
+    const { from, ms } = this.startFor(target);
+    if (ms <= sliceMs) {
+      this.seek(target);
+      return landed;
+    }
+    const job = ++this.seekJob;
+    this.seekingTo = target;
+    try {
+      // Off to the side: the dashboards keep reading the core they have until this one lands.
+      const { feed, reader } = this.place(from, true);
+      while (!this.advance(feed, reader, target, performance.now() + sliceMs)) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (job !== this.seekJob) return landed;
+      }
+      this.land(feed, reader);
+    } catch (err) {
+      // The cursor stays where it was, and playing is no longer held for this seek.
+      if (job === this.seekJob) this.seekingTo = null;
+      throw err;
+    }
+    return landed;
   }
 
   /**
@@ -197,7 +249,7 @@ export class ReplaySession {
   play(speed = this.speed): void {
     if (!Number.isFinite(speed) || speed < 1 || speed > 60) throw new RangeError("speed must be between 1 and 60");
     this.speed = speed;
-    if (this.at.clock >= this.to) this.seek(this.from);
+    if ((this.seekingTo ?? this.at.clock) >= this.to) this.seek(this.from);
     this.playing = true;
     if (this.timer === null) {
       this.timer = setInterval(() => this.step(), PLAY_STEP_MS);
@@ -214,6 +266,9 @@ export class ReplaySession {
   }
 
   close(): void {
+    this.seekJob++;
+    this.seekingTo = null;
+    for (const fn of this.landing.splice(0)) fn();
     this.pause();
     this.resetListeners.clear();
     this.statusListeners.clear();
@@ -221,7 +276,9 @@ export class ReplaySession {
 
   /** One playing step: the lines of the next PLAY_STEP_MS × speed of recorded time, as deltas. */
   private step(): void {
-    this.advanceTo(Math.min(this.to, this.at.clock + PLAY_STEP_MS * this.speed));
+    // Playing goes on from where a seek under way lands.
+    if (this.seekingTo !== null) return;
+    this.advance(this.at, this.reader, Math.min(this.to, this.at.clock + PLAY_STEP_MS * this.speed), Infinity);
     if (this.at.clock >= this.to) this.pause();
     else this.emitStatus();
   }
@@ -235,7 +292,7 @@ export class ReplaySession {
    * whichever is estimated to take least: lines to feed at the measured feed cost, blocks to read
    * that are not parsed already at the measured read cost, and a point's measured restore cost.
    */
-  private startFor(target: number): "here" | "start" | Checkpoint {
+  private startFor(target: number): { from: SeekStart; ms: number } {
     const spool = this.spool;
     const last = Math.min(spool.blockAt(target), spool.blockCount - 1);
     const end = last < 0 ? 0 : (spool.block(last) as SpoolBlock).start + (spool.block(last) as SpoolBlock).lines;
@@ -244,7 +301,7 @@ export class ReplaySession {
       for (let i = block; i <= last; i++) if (!spool.isParsed(i)) read += (spool.block(i) as SpoolBlock).lines;
       return Math.max(0, end - position) * this.feedMsPerLine + read * (spool.readMsPerLine < 0 ? 2 * this.feedMsPerLine : spool.readMsPerLine);
     };
-    let best: "here" | "start" | Checkpoint = "start";
+    let best: SeekStart = "start";
     let least = cost(0, 0);
     if (target >= this.at.clock) {
       const here = cost(this.at.position, this.reader.nextBlock);
@@ -253,29 +310,55 @@ export class ReplaySession {
     const point = this.checkpoints.before(target);
     if (point !== undefined && (best === "start" || point.position > this.at.position)) {
       const there = this.checkpoints.restoreMs(point) + cost(point.position, point.block);
-      if (there < least) best = point;
+      if (there < least) [best, least] = [point, there];
     }
-    return best;
+    return { from: best, ms: least };
   }
 
-  /** Back to the start: a fresh core, the recording read again from its first line. */
-  private reset(): void {
-    this.at.reset(this.from);
-    this.reader = new SpoolCursor(this.spool);
+  private clamp(t: number): number {
+    return Math.min(this.to, Math.max(this.from, t));
   }
 
-  /** To a restore point: a copy of the core saved there, the recording read on from its block. */
-  private restore(point: Checkpoint): void {
-    this.at.moveTo(point, this.checkpoints.restore(point, this.at.fresh({})));
-    this.reader = new SpoolCursor(this.spool, point.block);
-  }
-
-  private advanceTo(t: number): void {
-    for (let line = this.reader.peek(); line !== undefined && line.r <= t; line = this.reader.peek()) {
-      this.reader.take();
-      this.at.take(line);
+  /**
+   * A feed at `from` and the cursor reading on from there: at the start (a fresh core), a restore
+   * point (a copy of the core saved there), or here. The dashboards' own feed unless `aside`:
+   * then a new one (here: a copy of theirs).
+   */
+  private place(from: SeekStart, aside: boolean): { feed: ReplayFeed; reader: SpoolCursor } {
+    const feed = aside ? new ReplayFeed(this.opts) : this.at;
+    if (from === "here") {
+      if (aside) feed.copyOf(this.at);
+      return { feed, reader: aside ? this.reader.clone() : this.reader };
     }
-    this.at.clock = Math.max(this.at.clock, t);
+    if (from === "start") {
+      feed.reset(this.from);
+      return { feed, reader: new SpoolCursor(this.spool) };
+    }
+    feed.moveTo(from, this.checkpoints.restore(from, feed.fresh({})));
+    return { feed, reader: new SpoolCursor(this.spool, from.block) };
+  }
+
+  /** Feeds `feed` the lines up to `t` from `reader`; false when `deadline` (performance.now()) came first. */
+  private advance(feed: ReplayFeed, reader: SpoolCursor, t: number, deadline: number): boolean {
+    let n = 0;
+    for (let line = reader.peek(); line !== undefined && line.r <= t; line = reader.peek()) {
+      reader.take();
+      feed.take(line);
+      if (++n % LINES_PER_CLOCK_CHECK === 0 && performance.now() >= deadline) return false;
+    }
+    feed.clock = Math.max(feed.clock, t);
+    return true;
+  }
+
+  /** The cursor is where `feed` is: the dashboards get its core, as a snapshot, not as deltas. */
+  private land(feed: ReplayFeed, reader: SpoolCursor): void {
+    this.seekingTo = null;
+    this.at = feed;
+    this.reader = reader;
+    this.at.core.changes.take();
+    for (const fn of this.resetListeners) fn();
+    this.emitStatus();
+    for (const fn of this.landing.splice(0)) fn();
   }
 
   /** One line as the file is read: kept, and fed on to the end for the timeline's alerts. */

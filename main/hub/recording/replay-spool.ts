@@ -1,18 +1,20 @@
-// What a replay holds of its recording: the checked lines again as NDJSON, in blocks compressed
-// one by one (in zlib's thread pool, so reading the file does not wait for it), with each block's
+// What a replay holds of its recording: the checked lines again, laid out as spool-codec.ts says
+// (samples as numbers, the rest as JSON), in blocks compressed one by one (in zlib's thread pool, so reading the file does not wait for it), with each block's
 // first and last recorded time and line count. A replay reads forward block by block, so a long
 // recording costs its compressed size, not its parsed objects, and a gzip bomb's repeated lines
-// next to nothing. The blocks read last stay parsed (a small cache bounded by their text), so
+// next to nothing. The blocks read last stay parsed (a small cache bounded by their bytes), so
 // seeking a little back, or feeding again from a restore point just behind, reads nothing again.
 import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
 import { performance } from "node:perf_hooks";
 import type { AnyRecordLine } from "./recording-line.js";
+import { BlockEncoder, decodeBlock, SpoolStrings } from "./spool-codec.js";
 
-/** Text per block: small enough to parse at once, large enough to compress well. */
+/** Bytes per block (spool-codec.ts): small enough to read at once, large enough to compress well. */
 export const DEFAULT_BLOCK_BYTES = 256 * 1024;
-/** Text of the parsed blocks kept at most: about 2 % of an hour of 100 semaphores. */
+/** Bytes of the read blocks kept at most: about 2 % of an hour of 100 semaphores. */
 export const DEFAULT_PARSED_CACHE_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_PINNED_START_BYTES = 16 * 1024 * 1024;
+/** About the first 16 MiB of the recording's text: samples laid out as numbers take about 0.65 of their JSON. */
+export const DEFAULT_PINNED_START_BYTES = 10 * 1024 * 1024;
 /** Blocks compressing in the thread pool at once; the next is compressed at once. */
 const MAX_COMPRESSING = 4;
 
@@ -23,24 +25,24 @@ export interface SpoolBlock {
   readonly lines: number;
   /** Lines in the blocks before it. */
   readonly start: number;
-  /** Text in the blocks before it. */
+  /** Bytes (as spool-codec.ts lays them out) of the blocks before it, and of its own. */
   readonly textStart: number;
   readonly textBytes: number;
 }
 
 interface HeldBlock extends SpoolBlock {
-  /** Compressed text, once compressed. */
+  /** Compressed bytes, once compressed. */
   data: Buffer | null;
-  /** The text until it is compressed. */
-  text: string | null;
+  /** The bytes until they are compressed. */
+  raw: Uint8Array | null;
 }
 
 export interface SpoolOptions {
   blockBytes?: number;
-  /** Text of the parsed blocks kept (0: none). */
+  /** Bytes of the read blocks kept parsed (0: none). */
   parsedCacheBytes?: number;
   /**
-   * Text at the start of the recording whose lines stay parsed, as the reader gave them: a seek
+   * Bytes at the start of the recording whose lines stay parsed, as the reader gave them: a seek
    * back near the start then only feeds, as a replay holding every parsed line does (0: none).
    */
   pinnedStartBytes?: number;
@@ -48,10 +50,11 @@ export interface SpoolOptions {
 
 export class ReplaySpool {
   private readonly blocks: HeldBlock[] = [];
-  private pending: string[] = [];
+  private readonly strings = new SpoolStrings();
+  private readonly pending = new BlockEncoder(this.strings);
+  private pendingCount = 0;
   /** The pending lines themselves while they are within the pinned start. */
   private pendingLines: AnyRecordLine[] = [];
-  private pendingBytes = 0;
   private firstR = 0;
   private lastR = 0;
   private count = 0;
@@ -65,13 +68,13 @@ export class ReplaySpool {
   private readonly pinnedBytes: number;
   /** Blocks of the recording's start, parsed, kept for good. */
   private readonly pinned = new Map<number, AnyRecordLine[]>();
-  /** Text of the blocks before the one being added. */
+  /** Bytes of the blocks before the one being added. */
   private textBytes = 0;
   /** Measured ms to inflate and parse a line, for a seek's estimate (replay-session.ts); until a block is read, a guess at twice a feed's. */
   readMsPerLine = -1;
   /** Blocks inflated and parsed so far (not those the cache served). */
   reads = 0;
-  /** Compressed bytes held (text not yet compressed counted as it is). */
+  /** Compressed bytes held (bytes not yet compressed counted as they are). */
   bytes = 0;
 
   constructor(opts: SpoolOptions | number = {}) {
@@ -91,23 +94,22 @@ export class ReplaySpool {
 
   /** True when the next line added starts a block (block `blockCount`). */
   get atBlockStart(): boolean {
-    return this.pending.length === 0;
+    return this.pendingCount === 0;
   }
 
   add(line: AnyRecordLine): void {
-    const text = JSON.stringify(line);
-    if (this.pending.length === 0) this.firstR = line.r;
+    if (this.pendingCount === 0) this.firstR = line.r;
     this.lastR = line.r;
-    this.pending.push(text);
-    if (this.textBytes + this.pendingBytes < this.pinnedBytes) this.pendingLines.push(line);
-    this.pendingBytes += text.length + 1;
+    if (this.textBytes + this.pending.bytes < this.pinnedBytes) this.pendingLines.push(line);
+    this.pending.add(line);
+    this.pendingCount++;
     this.count++;
-    if (this.pendingBytes >= this.blockBytes) this.seal();
+    if (this.pending.bytes >= this.blockBytes) this.seal();
   }
 
   /** Seals the last, partial block (call once every line is added); resolves once every block is compressed. */
   async finish(): Promise<void> {
-    if (this.pending.length > 0) this.seal();
+    if (this.pendingCount > 0) this.seal();
     while (this.compressed.size > 0) await Promise.all(this.compressed);
   }
 
@@ -125,8 +127,7 @@ export class ReplaySpool {
     const block = this.blocks[i];
     if (block === undefined) return [];
     const t0 = performance.now();
-    const text = block.text ?? inflateRawSync(block.data as Buffer).toString("utf8");
-    const lines = text.split("\n").map((l) => JSON.parse(l) as AnyRecordLine);
+    const lines = decodeBlock(block.raw ?? inflateRawSync(block.data as Buffer), this.strings);
     const ms = (performance.now() - t0) / Math.max(1, lines.length);
     this.readMsPerLine = this.readMsPerLine < 0 ? ms : this.readMsPerLine + (ms - this.readMsPerLine) * 0.3;
     this.reads++;
@@ -165,31 +166,32 @@ export class ReplaySpool {
   }
 
   private seal(): void {
-    const text = this.pending.join("\n");
-    const block: HeldBlock = { firstR: this.firstR, lastR: this.lastR, lines: this.pending.length, start: this.count - this.pending.length, textStart: this.textBytes, textBytes: this.pendingBytes, data: null, text };
+    const bytes = this.pending.bytes;
+    const raw = this.pending.seal();
+    const lines = this.pendingCount;
+    this.pendingCount = 0;
+    const block: HeldBlock = { firstR: this.firstR, lastR: this.lastR, lines, start: this.count - lines, textStart: this.textBytes, textBytes: bytes, data: null, raw };
     // A block wholly within the pinned start keeps the lines it was given: never parsed again.
     if (block.textStart + block.textBytes <= this.pinnedBytes) this.pinned.set(this.blocks.length, this.pendingLines);
     this.pendingLines = [];
     this.blocks.push(block);
-    this.textBytes += this.pendingBytes;
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.bytes += text.length;
+    this.textBytes += bytes;
+    this.bytes += raw.length;
     // Level 1: a replay opens sooner, for a few percent more memory than level 6.
     const done = (data: Buffer) => {
       block.data = data;
-      block.text = null;
-      this.bytes += data.length - text.length;
+      block.raw = null;
+      this.bytes += data.length - raw.length;
     };
     if (this.compressing >= MAX_COMPRESSING) {
-      done(deflateRawSync(text, { level: 1 }));
+      done(deflateRawSync(raw, { level: 1 }));
       return;
     }
     this.compressing++;
     const p = new Promise<void>((resolve) =>
-      deflateRaw(text, { level: 1 }, (err, data) => {
+      deflateRaw(raw, { level: 1 }, (err, data) => {
         this.compressing--;
-        // A failure keeps the text: the replay still works, holding more.
+        // A failure keeps the bytes: the replay still works, holding more.
         if (err === null) done(data);
         resolve();
       }),
@@ -219,6 +221,15 @@ export class SpoolCursor {
       this.i = 0;
     }
     return this.lines[this.i];
+  }
+
+  /** A cursor at the same place, reading on by itself. */
+  clone(): SpoolCursor {
+    const c = new SpoolCursor(this.spool, this.block);
+    c.lines = this.lines;
+    c.i = this.i;
+    c.taken = this.taken;
+    return c;
   }
 
   /** The next block it reads (the lines of the one before are in hand). */
