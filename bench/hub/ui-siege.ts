@@ -22,7 +22,7 @@ export type SiegeMessage =
   | { type: "probe"; acks: AckRecord[] }
   | ServerReport
   | { type: "dashboards:ready"; admitted: number }
-  | { type: "dashboards:done"; admitted: number; refusedBy: Record<string, number>; snapshots: number; rateRefused: number; failed: number; dropped: number; disconnected: number };
+  | { type: "dashboards:done"; admitted: number; refusedBy: Record<string, number>; snapshots: number; rateRefused: number; failed: number; dropped: number; disconnected: number; reconnected: number };
 
 export interface SiegePhase {
   readonly acks: number;
@@ -42,7 +42,7 @@ export interface SiegePhase {
 
 export interface UiSiegeRound {
   readonly quiet: SiegePhase;
-  readonly dashboards: SiegePhase & { readonly admitted: number; readonly refused: number; readonly snapshots: number; readonly rateRefused: number; readonly failed: number; readonly dropped: number; readonly disconnected: number };
+  readonly dashboards: SiegePhase & { readonly admitted: number; readonly refused: number; readonly snapshots: number; readonly rateRefused: number; readonly failed: number; readonly dropped: number; readonly disconnected: number; readonly reconnected: number };
 }
 
 const fixture = fileURLToPath(new URL("../../test/e2e/stream/fixtures/service.ts", import.meta.url));
@@ -122,7 +122,7 @@ async function round(config: HubBenchConfig, log: (line: string) => void): Promi
     });
     const refused = Object.values(board?.refusedBy ?? {}).reduce((n, x) => n + x, 0);
     log(`  /ui siege: quiet ack p99 ${f(quiet.p99, 1)} ms; 100 dashboards: ack p99 ${f(dashboards.p99, 1)} ms, loop max ${f(dashboards.loopMaxMs, 0)} ms`);
-    return { quiet, dashboards: { ...dashboards, admitted: board?.admitted ?? 0, refused, snapshots: board?.snapshots ?? 0, rateRefused: board?.rateRefused ?? 0, failed: board?.failed ?? 0, dropped: board?.dropped ?? 0, disconnected: board?.disconnected ?? 0 } };
+    return { quiet, dashboards: { ...dashboards, admitted: board?.admitted ?? 0, refused, snapshots: board?.snapshots ?? 0, rateRefused: board?.rateRefused ?? 0, failed: board?.failed ?? 0, dropped: board?.dropped ?? 0, disconnected: board?.disconnected ?? 0, reconnected: board?.reconnected ?? 0 } };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
   }
@@ -143,7 +143,7 @@ export function uiSiegeReport(rounds: readonly UiSiegeRound[]): { lines: string[
     const d = r.dashboards;
     return [
       row("quiet", r.quiet, ""),
-      row("100 dashboards", d, `  (${d.admitted} admitted, ${d.refused} refused, ${d.dropped} dropped before their snapshot, ${d.disconnected} after; ${d.snapshots} snapshots, ${d.rateRefused} snapshot:get rate-refused, ${d.failed} failed)`),
+      row("100 dashboards", d, `  (${d.admitted} admitted, ${d.refused} refused, ${d.dropped} dropped before their snapshot, ${d.disconnected} after, ${d.reconnected} reconnected; ${d.snapshots} snapshots, ${d.rateRefused} snapshot:get rate-refused, ${d.failed} failed)`),
     ];
   });
   const p99 = rounds.map((r) => r.dashboards.p99);
