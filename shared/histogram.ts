@@ -18,6 +18,9 @@ export interface Summary {
   hist: SparseHist;
 }
 
+/** A Summary without its histogram: its count, percentiles and max. */
+export type SummaryFigures = Omit<Summary, "hist">;
+
 /** Bucket index of a duration given in milliseconds. */
 export function bucketOfMs(ms: number): number {
   const us = ms * 1000;
@@ -177,31 +180,57 @@ export class SummaryMerge {
   /** The merged histogram alone, and ready for the next merge. */
   takeHist(): SparseHist {
     const dense = this.dense;
-    const lo = Math.max(0, this.lo);
-    const hi = this.hi;
     const out: SparseHist = [];
-    for (let b = lo; b <= hi && b < BUCKETS; b++) if (dense[b] > 0) out.push([b, dense[b]]);
-    if (hi >= lo) dense.fill(0, lo, hi + 1);
-    this.lo = BUCKETS;
-    this.hi = -1;
-    this.count = 0;
-    this.max = 0;
+    for (let b = Math.max(0, this.lo); b <= this.hi && b < BUCKETS; b++) if (dense[b] > 0) out.push([b, dense[b]]);
+    this.clear();
     return out;
   }
 
   /** The merged summary (what emptySummary() gives when nothing was added), and ready for the next merge. */
   take(): Summary {
-    const count = this.count;
+    const { count, p50, p90, p99, max } = this.figures();
+    return { count, p50, p90, p99, max, hist: this.takeHist() };
+  }
+
+  /**
+   * take() without the merged histogram, which is never built: a fleet view shows percentiles,
+   * and the pairs of every group's merge were most of what it allocated.
+   */
+  takeFigures(): SummaryFigures {
+    const out = this.figures();
+    this.clear();
+    return out;
+  }
+
+  /** The percentiles quantileOfSparse reads from the merged histogram, read from the dense counts. */
+  private figures(): SummaryFigures {
+    const dense = this.dense;
+    const lo = Math.max(0, this.lo);
+    const hi = Math.min(this.hi, BUCKETS - 1);
+    // Summed in ascending bucket order over the buckets the histogram would hold, as quantileOfSparse sums it.
+    let total = 0;
+    for (let b = lo; b <= hi; b++) if (dense[b] > 0) total += dense[b];
     const max = this.max;
-    const hist = this.takeHist();
-    return {
-      count,
-      p50: quantileOfSparse(hist, max, 0.5),
-      p90: quantileOfSparse(hist, max, 0.9),
-      p99: quantileOfSparse(hist, max, 0.99),
-      max,
-      hist,
+    const quantile = (q: number): number => {
+      if (total <= 0) return 0;
+      const rank = Math.max(1, Math.ceil(q * total));
+      let seen = 0;
+      for (let b = lo; b <= hi; b++) {
+        if (!(dense[b] > 0)) continue;
+        seen += dense[b];
+        if (seen >= rank) return Math.min(bucketMidMs(b), max > 0 ? max : Infinity);
+      }
+      return max;
     };
+    return { count: this.count, p50: quantile(0.5), p90: quantile(0.9), p99: quantile(0.99), max };
+  }
+
+  private clear(): void {
+    if (this.hi >= this.lo) this.dense.fill(0, Math.max(0, this.lo), this.hi + 1);
+    this.lo = BUCKETS;
+    this.hi = -1;
+    this.count = 0;
+    this.max = 0;
   }
 
   private addTotals(count: number, max: number): void {

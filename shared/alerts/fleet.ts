@@ -8,7 +8,7 @@
 // the permits its own callers hold. A group is global as soon as one live member says so (a
 // rolling config change is the only way they differ, and summing a global cap would overstate
 // the fleet by the replica count).
-import { SummaryMerge, type Summary } from "../histogram.js";
+import { SummaryMerge, type Summary, type SummaryFigures } from "../histogram.js";
 import { fleetKey as protocolFleetKey, type SampleShare, type Scope } from "../protocol/types.js";
 
 /** One live replica's semaphore, as the fleet sees it. */
@@ -113,11 +113,24 @@ export function fleetCounts(service: string, name: string, members: readonly Fle
   return { key: fleetKey(service, name), service, name, ...fleetTotals(members), inUse, waiters };
 }
 
+/** A fleet entry with its merged summaries' figures and no histogram: what dashboards are shown. */
+export type FleetFigures = FleetCounts & { readonly waitMs: SummaryFigures; readonly holdMs: SummaryFigures };
+
 const waitMerge = new SummaryMerge();
 const holdMerge = new SummaryMerge();
 
-export function fleetEntry(service: string, name: string, members: readonly FleetMember[]): FleetEntry {
+/** The counts, with every member's latest summaries added to waitMerge and holdMerge. */
+function merged(service: string, name: string, members: readonly FleetMember[]): FleetCounts {
   const counts = fleetCounts(service, name, members);
   for (const m of members) m.summaries?.mergeInto(waitMerge, holdMerge);
-  return { ...counts, waitMs: waitMerge.take(), holdMs: holdMerge.take() };
+  return counts;
+}
+
+export function fleetEntry(service: string, name: string, members: readonly FleetMember[]): FleetEntry {
+  return { ...merged(service, name, members), waitMs: waitMerge.take(), holdMs: holdMerge.take() };
+}
+
+/** fleetEntry without the merged histograms (never built). */
+export function fleetFigures(service: string, name: string, members: readonly FleetMember[]): FleetFigures {
+  return { ...merged(service, name, members), waitMs: waitMerge.takeFigures(), holdMs: holdMerge.takeFigures() };
 }

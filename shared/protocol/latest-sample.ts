@@ -9,14 +9,12 @@
 // (Float64 holds every wire number exactly). The hot readers (each /ui delta and snapshot, the
 // fleet merges) read numbers or a Sample without histograms instead, and nothing built is kept:
 // a Sample kept from one read to the next sample outlived young GCs just as the wire object did.
-import { emptySummary, type SummaryMerge } from "../histogram.js";
+import { emptySummary, type SummaryFigures, type SummaryMerge } from "../histogram.js";
 import { quietSample } from "./sample-activity.js";
 import { SAMPLE_NUMBERS } from "./sample-layout.js";
 import { HOLD_AT, mergeSummaryNumbers, PAIRS_AT, readSampleNumbers, readSummaryNumbers, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
 import type { Sample, SampleGlobal, SampleLimit, SampleLimitChange, SampleShare, SparseHist, Summary } from "./types.js";
 
-/** A Summary without its histogram: its count, percentiles and max. */
-export type SummaryFigures = Omit<Summary, "hist">;
 /** A Sample whose summaries are figures without histograms (what dashboards are sent); a Sample is one too. */
 export type SampleFigures = Omit<Sample, "waitMs" | "holdMs"> & { waitMs: SummaryFigures; holdMs: SummaryFigures };
 

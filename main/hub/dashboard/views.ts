@@ -1,9 +1,10 @@
 // Read-only views of the hub for dashboards and the HTTP API: history windows as plain arrays,
 // semaphores with their latest sample time, a sparkline (snapshot-builder.ts assembles /ui's snapshot).
 import { pickTier, WindowScratch, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
-import type { FleetEntry } from "../../../shared/alerts/index.js";
+import type { FleetFigures } from "../../../shared/alerts/index.js";
 import type { SemaphoreFigures } from "../../../shared/alerts/semaphore-tracker.js";
-import type { SampleFigures, SummaryFigures } from "../../../shared/protocol/latest-sample.js";
+import type { SummaryFigures } from "../../../shared/histogram.js";
+import type { SampleFigures } from "../../../shared/protocol/latest-sample.js";
 import { fleetKey, type SampleLimit, type SemaphoreInfo, type SemaphoreState } from "../../../shared/protocol/index.js";
 import {
   UI_LIMITS,
@@ -127,7 +128,7 @@ export function uiSample(s: SampleFigures): UiSample {
   return { ...s, waitMs: uiSummary(s.waitMs), holdMs: uiSummary(s.holdMs) };
 }
 
-export function uiFleet(fleet: readonly FleetEntry[]): UiFleetEntry[] {
+export function uiFleet(fleet: readonly FleetFigures[]): UiFleetEntry[] {
   return fleet.map((f) => ({ ...f, waitMs: uiSummary(f.waitMs), holdMs: uiSummary(f.holdMs) }));
 }
 
