@@ -108,7 +108,7 @@ export class SemaphoreTracker implements SemaphoreContext {
     this.intervalMs = intervalMs;
   }
 
-  /** The latest sample applied, rebuilt from numbers (do not mutate it), or null. */
+  /** The latest sample applied, rebuilt from numbers afresh at each read, or null. */
   get last(): Sample | null {
     return this.latest.get();
   }
