@@ -18,6 +18,9 @@ export interface Summary {
   hist: SparseHist;
 }
 
+/** A Summary without its histogram: its count, percentiles and max. */
+export type SummaryFigures = Omit<Summary, "hist">;
+
 /** Bucket index of a duration given in milliseconds. */
 export function bucketOfMs(ms: number): number {
   const us = ms * 1000;
@@ -144,44 +147,117 @@ export function quantileOfSparse(hist: SparseHist, max: number, q: number): numb
   return max;
 }
 
-const mergeScratch = new Float64Array(BUCKETS);
+/**
+ * Summaries merged one at a time (counts add, histograms merge, percentiles from the merged
+ * histogram), each added either as a Summary or as the numbers a keeper holds it as
+ * (latest-sample.ts): a fleet merge reads every member's latest interval, and building a Summary
+ * per member for it only to drop it was most of what a /ui delta left for the young GC to copy.
+ */
+export class SummaryMerge {
+  private count = 0;
+  private max = 0;
+  private lo = BUCKETS;
+  private hi = -1;
+  /** Cleared over the span used by each take(): one merger serves merge after merge. */
+  private readonly dense = new Float64Array(BUCKETS);
+
+  addSummary(s: Summary): void {
+    this.addTotals(s.count, s.max);
+    this.addHist(s.hist);
+  }
+
+  /** A histogram alone (no count or max). */
+  addHist(hist: SparseHist): void {
+    for (const [b, c] of hist) this.addPair(b, c);
+  }
+
+  /** A summary held as numbers: its count and max, and its `n` pairs (bucket, count) from pairs[at]. */
+  addNumbers(count: number, max: number, pairs: Float64Array, at: number, n: number): void {
+    this.addTotals(count, max);
+    for (let i = 0; i < n; i++) this.addPair(pairs[at + 2 * i], pairs[at + 2 * i + 1]);
+  }
+
+  /** The merged histogram alone, and ready for the next merge. */
+  takeHist(): SparseHist {
+    const dense = this.dense;
+    const out: SparseHist = [];
+    for (let b = Math.max(0, this.lo); b <= this.hi && b < BUCKETS; b++) if (dense[b] > 0) out.push([b, dense[b]]);
+    this.clear();
+    return out;
+  }
+
+  /** The merged summary (what emptySummary() gives when nothing was added), and ready for the next merge. */
+  take(): Summary {
+    const { count, p50, p90, p99, max } = this.figures();
+    return { count, p50, p90, p99, max, hist: this.takeHist() };
+  }
+
+  /**
+   * take() without the merged histogram, which is never built: a fleet view shows percentiles,
+   * and the pairs of every group's merge were most of what it allocated.
+   */
+  takeFigures(): SummaryFigures {
+    const out = this.figures();
+    this.clear();
+    return out;
+  }
+
+  /** The percentiles quantileOfSparse reads from the merged histogram, read from the dense counts. */
+  private figures(): SummaryFigures {
+    const dense = this.dense;
+    const lo = Math.max(0, this.lo);
+    const hi = Math.min(this.hi, BUCKETS - 1);
+    // Summed in ascending bucket order over the buckets the histogram would hold, as quantileOfSparse sums it.
+    let total = 0;
+    for (let b = lo; b <= hi; b++) if (dense[b] > 0) total += dense[b];
+    const max = this.max;
+    const quantile = (q: number): number => {
+      if (total <= 0) return 0;
+      const rank = Math.max(1, Math.ceil(q * total));
+      let seen = 0;
+      for (let b = lo; b <= hi; b++) {
+        if (!(dense[b] > 0)) continue;
+        seen += dense[b];
+        if (seen >= rank) return Math.min(bucketMidMs(b), max > 0 ? max : Infinity);
+      }
+      return max;
+    };
+    return { count: this.count, p50: quantile(0.5), p90: quantile(0.9), p99: quantile(0.99), max };
+  }
+
+  private clear(): void {
+    if (this.hi >= this.lo) this.dense.fill(0, Math.max(0, this.lo), this.hi + 1);
+    this.lo = BUCKETS;
+    this.hi = -1;
+    this.count = 0;
+    this.max = 0;
+  }
+
+  private addTotals(count: number, max: number): void {
+    this.count += count;
+    if (max > this.max) this.max = max;
+  }
+
+  private addPair(b: number, c: number): void {
+    this.dense[b] += c;
+    if (b < this.lo) this.lo = b;
+    if (b > this.hi) this.hi = b;
+  }
+}
+
+// One for every call: a fleet merges one per group.
+const merge = new SummaryMerge();
 
 /** Merge sparse histograms (across intervals or replicas) into one sparse histogram. */
 export function mergeSparse(hists: readonly SparseHist[]): SparseHist {
-  // One dense array for every call, cleared over the span used: a fleet merges one per group.
-  const dense = mergeScratch;
-  let lo = BUCKETS;
-  let hi = -1;
-  for (const h of hists)
-    for (const [b, c] of h) {
-      dense[b] += c;
-      if (b < lo) lo = b;
-      if (b > hi) hi = b;
-    }
-  lo = Math.max(0, lo);
-  const out: SparseHist = [];
-  for (let b = lo; b <= hi && b < BUCKETS; b++) if (dense[b] > 0) out.push([b, dense[b]]);
-  if (hi >= lo) dense.fill(0, lo, hi + 1);
-  return out;
+  for (const h of hists) merge.addHist(h);
+  return merge.takeHist();
 }
 
 /** Merge whole summaries: counts add, the histogram merges, percentiles come from the merged histogram. */
 export function mergeSummaries(summaries: readonly Summary[]): Summary {
-  const hist = mergeSparse(summaries.map((s) => s.hist));
-  let count = 0;
-  let max = 0;
-  for (const s of summaries) {
-    count += s.count;
-    if (s.max > max) max = s.max;
-  }
-  return {
-    count,
-    p50: quantileOfSparse(hist, max, 0.5),
-    p90: quantileOfSparse(hist, max, 0.9),
-    p99: quantileOfSparse(hist, max, 0.99),
-    max,
-    hist,
-  };
+  for (const s of summaries) merge.addSummary(s);
+  return merge.take();
 }
 
 /** The summary of no values (what an empty DenseHist gives), a fresh object each time: callers refill it. */

@@ -16,6 +16,8 @@ const post = (m: ChildMessage) => process.send?.(m);
 const gc = (globalThis as { gc?: () => void }).gc;
 
 const HEAP = process.env.BENCH_HEAP_PROF === "1";
+/** Under --trace-gc(-nvp), the window's start and end are marked in the trace, to tell its GCs from start-up's. */
+const TRACING_GC = process.execArgv.some((a) => a.startsWith("--trace-gc"));
 
 /** Profiles from "mark" to "report" when asked to: a whole-process profile is mostly start-up and connecting. */
 export class WindowProfile {
@@ -93,6 +95,7 @@ export function serve(url: string, hooks: ServerHooks): void {
   process.on("message", async (raw) => {
     const m = raw as { cmd: string };
     if (m.cmd === "mark") {
+      if (TRACING_GC) process.stdout.write("[bench window start]\n");
       await profile.start();
       pauses.start();
       cpu0 = process.cpuUsage();
@@ -101,6 +104,7 @@ export function serve(url: string, hooks: ServerHooks): void {
       const cpu = process.cpuUsage(cpu0);
       const wallMs = performance.now() - wall0;
       const gcs = pauses.stop();
+      if (TRACING_GC) process.stdout.write("[bench window end]\n");
       await profile.stop();
       // After the window, so the forced GC is not charged to it.
       gc?.();

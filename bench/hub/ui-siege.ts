@@ -1,10 +1,11 @@
 // The /ui siege case: a hub at its design scale (9,990 semaphores streaming at 1 s from a
 // simulator child) and a real agent (the agent library in a child, 10 semaphores at 200 ms) whose
 // acks are timed, first quietly, then while 100 dashboards connect at once from one address and
-// ask for snapshots again and again (bench/hub/dashboards.ts). Per phase: the real agent's ack
-// p50/p99/max and the hub's longest event-loop block (monitorEventLoopDelay in the hub child).
-// Each round starts a fresh hub, so the spread between rounds is the machine's.
-// Alone: `node --import tsx bench/hub/ui-siege.ts` (BENCH_UI_SIEGE_ROUNDS, default 3).
+// ask for SNAPSHOT_REQUESTS snapshots, one at a time (bench/hub/dashboards.ts). Per phase: the real
+// agent's ack p50/p99/max, the hub's longest event-loop block (monitorEventLoopDelay in the hub
+// child) and its scavenges. Each round starts a fresh hub, so the spread between rounds is the machine's.
+// Alone: `node --import tsx bench/hub/ui-siege.ts` (BENCH_UI_SIEGE_ROUNDS, default 3;
+// BENCH_SERVER_NODE_ARGS: more node flags for the hub child, e.g. "--trace-gc-nvp").
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { HUB_NODE_FLAGS } from "../../main/hub/node-flags.js";
@@ -21,7 +22,7 @@ export type SiegeMessage =
   | { type: "probe"; acks: AckRecord[] }
   | ServerReport
   | { type: "dashboards:ready"; admitted: number }
-  | { type: "dashboards:done"; admitted: number; refusedBy: Record<string, number>; snapshots: number; rateRefused: number; failed: number; dropped: number };
+  | { type: "dashboards:done"; admitted: number; refusedBy: Record<string, number>; snapshots: number; rateRefused: number; failed: number; dropped: number; disconnected: number; reconnected: number };
 
 export interface SiegePhase {
   readonly acks: number;
@@ -34,11 +35,14 @@ export interface SiegePhase {
   readonly rssMb: number;
   /** The longest garbage collection of each kind over the phase, ms. */
   readonly gcMaxMs: { readonly minor: number; readonly major: number };
+  /** Young-generation collections over the phase and their mean pause, ms. */
+  readonly scavenges: number;
+  readonly scavengeMeanMs: number;
 }
 
 export interface UiSiegeRound {
   readonly quiet: SiegePhase;
-  readonly dashboards: SiegePhase & { readonly admitted: number; readonly refused: number; readonly snapshots: number; readonly rateRefused: number; readonly dropped: number };
+  readonly dashboards: SiegePhase & { readonly admitted: number; readonly refused: number; readonly snapshots: number; readonly rateRefused: number; readonly failed: number; readonly dropped: number; readonly disconnected: number; readonly reconnected: number };
 }
 
 const fixture = fileURLToPath(new URL("../../test/e2e/stream/fixtures/service.ts", import.meta.url));
@@ -46,6 +50,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** With the real agent's 10, the hub's default cap per address (10,000). */
 const SIMULATED = 9990;
 const PHASE_MS = 15_000;
+/** Snapshots the dashboards ask for in a round, one at a time, at most one per SNAPSHOT_EVERY_MS: 15 s when the hub keeps up. */
+const SNAPSHOT_REQUESTS = 30;
+const SNAPSHOT_EVERY_MS = PHASE_MS / SNAPSHOT_REQUESTS;
 const f = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 
 /** One measured window around `run`: the real agent's acks in it and the hub child's loop and GC. */
@@ -75,11 +82,14 @@ export async function phase(hub: Child<SiegeMessage>, agent: Child<SiegeMessage>
     loopMaxMs: report.gc?.loopDelayMaxMs ?? Number.NaN,
     rssMb: report.rss / 2 ** 20,
     gcMaxMs: { minor: report.gc?.minor.maxMs ?? Number.NaN, major: Math.max(report.gc?.major.maxMs ?? Number.NaN, report.gc?.incremental.maxMs ?? Number.NaN) },
+    scavenges: report.gc?.minor.count ?? 0,
+    scavengeMeanMs: report.gc === undefined || report.gc.minor.count === 0 ? Number.NaN : report.gc.minor.ms / report.gc.minor.count,
   };
 }
 
 async function round(config: HubBenchConfig, log: (line: string) => void): Promise<UiSiegeRound> {
-  const hub = spawnChild<SiegeMessage>("./server-hub.ts", { BENCH_TOTAL_SEMAPHORES: "10000" }, ["--expose-gc", ...HUB_NODE_FLAGS]);
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  const hub = spawnChild<SiegeMessage>("./server-hub.ts", { BENCH_TOTAL_SEMAPHORES: "10000" }, ["--expose-gc", ...HUB_NODE_FLAGS, ...extra]);
   const children: Child<SiegeMessage>[] = [hub];
   try {
     const { url } = await hub.next("listening", 60_000);
@@ -99,17 +109,20 @@ async function round(config: HubBenchConfig, log: (line: string) => void): Promi
     const quiet = await phase(hub, agent, () => sleep(PHASE_MS / 3));
     let board: Extract<SiegeMessage, { type: "dashboards:done" }> | undefined;
     const dashboards = await phase(hub, agent, async () => {
-      const d = spawnChild<SiegeMessage>("./dashboards.ts", { BENCH_URL: url, BENCH_DASHBOARDS: "100" }, [], config.simulatorNice);
+      const env = { BENCH_URL: url, BENCH_DASHBOARDS: "100", BENCH_SNAPSHOT_REQUESTS: String(SNAPSHOT_REQUESTS), BENCH_SNAPSHOT_EVERY_MS: String(SNAPSHOT_EVERY_MS) };
+      const d = spawnChild<SiegeMessage>("./dashboards.ts", env, [], config.simulatorNice);
       children.push(d);
       await d.next("dashboards:ready", 120_000);
-      await sleep(PHASE_MS);
-      d.send("stop");
-      board = await d.next("dashboards:done", 60_000);
+      d.send("ask");
+      board = await d.next("dashboards:done", 10 * PHASE_MS).catch(async () => {
+        d.send("stop");
+        return d.next("dashboards:done", 60_000);
+      });
       await d.stop();
     });
     const refused = Object.values(board?.refusedBy ?? {}).reduce((n, x) => n + x, 0);
     log(`  /ui siege: quiet ack p99 ${f(quiet.p99, 1)} ms; 100 dashboards: ack p99 ${f(dashboards.p99, 1)} ms, loop max ${f(dashboards.loopMaxMs, 0)} ms`);
-    return { quiet, dashboards: { ...dashboards, admitted: board?.admitted ?? 0, refused, snapshots: board?.snapshots ?? 0, rateRefused: board?.rateRefused ?? 0, dropped: board?.dropped ?? 0 } };
+    return { quiet, dashboards: { ...dashboards, admitted: board?.admitted ?? 0, refused, snapshots: board?.snapshots ?? 0, rateRefused: board?.rateRefused ?? 0, failed: board?.failed ?? 0, dropped: board?.dropped ?? 0, disconnected: board?.disconnected ?? 0, reconnected: board?.reconnected ?? 0 } };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
   }
@@ -126,18 +139,18 @@ export function uiSiegeReport(rounds: readonly UiSiegeRound[]): { lines: string[
   if (rounds.length === 0) return { lines: [], checks: [], json: {} };
   const rows = rounds.flatMap((r, i) => {
     const row = (name: string, p: SiegePhase, extra: string) =>
-      `  #${i + 1} ${name.padEnd(15)} acks ${String(p.acks).padStart(4)}  p50 ${f(p.p50, 2).padStart(6)}  p99 ${f(p.p99, 2).padStart(7)}  max ${f(p.max, 1).padStart(7)} ms  lost ${p.lost}  loop max ${f(p.loopMaxMs, 0).padStart(5)} ms (gc ${f(p.gcMaxMs.minor, 0)}/${f(p.gcMaxMs.major, 0)})  rss ${f(p.rssMb, 0)} MB${extra}`;
+      `  #${i + 1} ${name.padEnd(15)} acks ${String(p.acks).padStart(4)}  p50 ${f(p.p50, 2).padStart(6)}  p99 ${f(p.p99, 2).padStart(7)}  max ${f(p.max, 1).padStart(7)} ms  lost ${p.lost}  loop max ${f(p.loopMaxMs, 0).padStart(5)} ms (gc ${f(p.gcMaxMs.minor, 0)}/${f(p.gcMaxMs.major, 0)}; ${p.scavenges} scavenges, mean ${f(p.scavengeMeanMs, 1)} ms)  rss ${f(p.rssMb, 0)} MB${extra}`;
     const d = r.dashboards;
     return [
       row("quiet", r.quiet, ""),
-      row("100 dashboards", d, `  (${d.admitted} admitted, ${d.refused} refused, ${d.dropped} dropped; ${d.snapshots} snapshots, ${d.rateRefused} snapshot:get rate-refused)`),
+      row("100 dashboards", d, `  (${d.admitted} admitted, ${d.refused} refused, ${d.dropped} dropped before their snapshot, ${d.disconnected} after, ${d.reconnected} reconnected; ${d.snapshots} snapshots, ${d.rateRefused} snapshot:get rate-refused, ${d.failed} failed)`),
     ];
   });
   const p99 = rounds.map((r) => r.dashboards.p99);
   const loop = rounds.map((r) => r.dashboards.loopMaxMs);
   const spread = (xs: number[]) => `${f(Math.min(...xs), 1)}–${f(Math.max(...xs), 1)}`;
   const lines = [
-    "/ui siege: 9,990 semaphores at 1 s and a real agent of 10 at 200 ms; 100 dashboards connect at once and ask for snapshots again and again",
+    `/ui siege: 9,990 semaphores at 1 s and a real agent of 10 at 200 ms; 100 dashboards connect at once and ask for ${SNAPSHOT_REQUESTS} snapshots, one at a time`,
     ...rows,
     `  spread over ${rounds.length} round(s): ack p99 ${spread(p99)} ms, loop max ${spread(loop)} ms; load average ${os.loadavg()[0].toFixed(2)} at the end`,
   ];

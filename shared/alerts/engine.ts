@@ -17,7 +17,7 @@
 // checks nothing a schema checks. A message from an agent that never said hello is ignored.
 import type { Alert, EventsBatch, Hello, SampleShare, SamplesBatch, SemaphoreInfo } from "../protocol/types.js";
 import { AlertBook, DEFAULT_MAX_RESOLVED } from "./alert-book.js";
-import { fleetCounts, fleetEntry, type FleetCounts, type FleetEntry, type FleetMember } from "./fleet.js";
+import { fleetCounts, fleetEntry, fleetFigures, type FleetCounts, type FleetEntry, type FleetFigures, type FleetMember } from "./fleet.js";
 import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
 import { evaluateOverBudget } from "./rules/over-budget-rule.js";
 import { Registry, type RegistryAgent, type RegistryBase, type RegistryEntry } from "./registry.js";
@@ -305,16 +305,16 @@ export class AlertEngine {
 
   /**
    * fleet()'s entries for just these group keys (a tracker's `groupKey`), each as fleet() would
-   * give it, or undefined where the group has no live member left: a view that follows changes
-   * recomputes what moved, not the whole fleet.
+   * give it but without the merged histograms, or undefined where the group has no live member
+   * left: a view that follows changes recomputes what moved, not the whole fleet.
    */
-  fleetOf(groupKeys: Iterable<string>): Map<string, FleetEntry | undefined> {
-    const out = new Map<string, FleetEntry | undefined>();
+  fleetOf(groupKeys: Iterable<string>): Map<string, FleetFigures | undefined> {
+    const out = new Map<string, FleetFigures | undefined>();
     for (const gk of groupKeys) {
       if (out.has(gk)) continue;
       const g = this.groups.get(gk);
       const members = g === undefined ? [] : this.liveMembers(g);
-      out.set(gk, g !== undefined && members.length > 0 ? fleetEntry(g.service, g.name, members) : undefined);
+      out.set(gk, g !== undefined && members.length > 0 ? fleetFigures(g.service, g.name, members) : undefined);
     }
     return out;
   }

@@ -8,7 +8,7 @@
 // the permits its own callers hold. A group is global as soon as one live member says so (a
 // rolling config change is the only way they differ, and summing a global cap would overstate
 // the fleet by the replica count).
-import { emptySummary, mergeSummaries, type Summary } from "../histogram.js";
+import { SummaryMerge, type Summary, type SummaryFigures } from "../histogram.js";
 import { fleetKey as protocolFleetKey, type SampleShare, type Scope } from "../protocol/types.js";
 
 /** One live replica's semaphore, as the fleet sees it. */
@@ -25,8 +25,16 @@ export interface FleetMember {
   /** Its share of that budget (the latest sample's), if it has one. */
   readonly share?: SampleShare;
   /** The latest interval's summaries, null before the first sample. */
-  readonly waitMs: Summary | null;
-  readonly holdMs: Summary | null;
+  readonly summaries: MemberSummaries | null;
+}
+
+/**
+ * A member's latest wait and hold summaries, added to a merge from wherever they are held
+ * (LatestSample's numbers): a fleet entry is merged for every group a /ui delta moves, and a
+ * Summary built per member for it outlived young GCs.
+ */
+export interface MemberSummaries {
+  mergeInto(wait: SummaryMerge, hold: SummaryMerge): void;
 }
 
 export interface FleetTotals {
@@ -105,25 +113,24 @@ export function fleetCounts(service: string, name: string, members: readonly Fle
   return { key: fleetKey(service, name), service, name, ...fleetTotals(members), inUse, waiters };
 }
 
+/** A fleet entry with its merged summaries' figures and no histogram: what dashboards are shown. */
+export type FleetFigures = FleetCounts & { readonly waitMs: SummaryFigures; readonly holdMs: SummaryFigures };
+
+const waitMerge = new SummaryMerge();
+const holdMerge = new SummaryMerge();
+
+/** The counts, with every member's latest summaries added to waitMerge and holdMerge. */
+function merged(service: string, name: string, members: readonly FleetMember[]): FleetCounts {
+  const counts = fleetCounts(service, name, members);
+  for (const m of members) m.summaries?.mergeInto(waitMerge, holdMerge);
+  return counts;
+}
+
 export function fleetEntry(service: string, name: string, members: readonly FleetMember[]): FleetEntry {
-  let inUse = 0;
-  let waiters = 0;
-  const waits: Summary[] = [];
-  const holds: Summary[] = [];
-  for (const m of members) {
-    inUse += m.inUse;
-    waiters += m.waiters;
-    if (m.waitMs !== null) waits.push(m.waitMs);
-    if (m.holdMs !== null) holds.push(m.holdMs);
-  }
-  return {
-    key: fleetKey(service, name),
-    service,
-    name,
-    ...fleetTotals(members),
-    inUse,
-    waiters,
-    waitMs: waits.length > 0 ? mergeSummaries(waits) : emptySummary(),
-    holdMs: holds.length > 0 ? mergeSummaries(holds) : emptySummary(),
-  };
+  return { ...merged(service, name, members), waitMs: waitMerge.take(), holdMs: holdMerge.take() };
+}
+
+/** fleetEntry without the merged histograms (never built). */
+export function fleetFigures(service: string, name: string, members: readonly FleetMember[]): FleetFigures {
+  return { ...merged(service, name, members), waitMs: waitMerge.takeFigures(), holdMs: holdMerge.takeFigures() };
 }

@@ -14,7 +14,18 @@ export {
   type DoubleReleaseThresholds,
   type AgentDownThresholds,
 } from "./thresholds.js";
-export { fleetCounts, fleetEntry, fleetKey, fleetTotals, type FleetCounts, type FleetEntry, type FleetMember, type FleetTotals } from "./fleet.js";
+export {
+  fleetCounts,
+  fleetEntry,
+  fleetFigures,
+  fleetKey,
+  fleetTotals,
+  type FleetCounts,
+  type FleetEntry,
+  type FleetFigures,
+  type FleetMember,
+  type FleetTotals,
+} from "./fleet.js";
 export { agentKey } from "./rules/agent-down-rule.js";
 export { leakCheckHolds } from "./rules/leak-rule.js";
 export { DEFAULT_MAX_RESOLVED, RULE_BIT } from "./alert-book.js";

@@ -1,7 +1,7 @@
 // Everything the engine keeps for one semaphore `<service>/<instance>/<id>`: its registration,
 // its last sample, and one state object per per-semaphore rule, each O(window) in size.
 import type { AgentEvent, AlertRule, Sample, SampleLimit, SampleShare, SemaphoreInfo, SemaphoreState, SemaphoreStatus } from "../protocol/types.js";
-import { LatestSample } from "../protocol/latest-sample.js";
+import { LatestSample, type SampleFigures } from "../protocol/latest-sample.js";
 import { semaphoreKey } from "../protocol/types.js";
 import { RULE_BIT, type AlertBook } from "./alert-book.js";
 import { fleetKey, type FleetMember } from "./fleet.js";
@@ -56,6 +56,11 @@ function newRuleState(): Float64Array {
   return st;
 }
 
+/** A SemaphoreState whose `last` is `S` (a Sample, or one without histograms). */
+export type SemaphoreStateOf<S extends SampleFigures> = Omit<SemaphoreState, "last"> & { last: S | null };
+/** A semaphore's state with its latest sample's figures, no histograms (SemaphoreTracker.figures). */
+export type SemaphoreFigures = SemaphoreStateOf<SampleFigures>;
+
 /** One SampleTime for every sample: the rules read it during their call and keep none of it. */
 const SAMPLE_TIME: { -readonly [K in keyof SampleTime]: SampleTime[K] } = { t: 0, intervalMs: 0, maxGapMs: 0 };
 
@@ -103,7 +108,7 @@ export class SemaphoreTracker implements SemaphoreContext {
     this.intervalMs = intervalMs;
   }
 
-  /** The latest sample applied, rebuilt from numbers (do not mutate it), or null. */
+  /** The latest sample applied, rebuilt from numbers afresh at each read, or null. */
   get last(): Sample | null {
     return this.latest.get();
   }
@@ -241,18 +246,21 @@ export class SemaphoreTracker implements SemaphoreContext {
       waiters: has ? s.waiters : 0,
       shared: this.info.share === "replicas",
       share: this.share,
-      // Built only when read (fleet entries): over_budget, evaluated on every register, reads none.
-      get waitMs() {
-        return s.get()?.waitMs ?? null;
-      },
-      get holdMs() {
-        return s.get()?.holdMs ?? null;
-      },
+      // Merged from its numbers (fleet entries); over_budget, evaluated on every register, reads none.
+      summaries: has ? s : null,
     };
   }
 
   state(): SemaphoreState {
-    const s = this.last;
+    return this.stateWith(this.latest.get());
+  }
+
+  /** state() with `last` read without its histograms (LatestSample.figures): what dashboards are sent. */
+  figures(): SemaphoreFigures {
+    return this.stateWith(this.latest.figures());
+  }
+
+  private stateWith<S extends SampleFigures>(s: S | null): SemaphoreStateOf<S> {
     return {
       key: this.key,
       agentId: this.agentId,

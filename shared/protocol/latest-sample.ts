@@ -6,12 +6,17 @@
 // semaphore every second, which makes each scavenge long. Copying its numbers into storage
 // reused from sample to sample lets the wire object die young. Readers (/api/state, /ui, metrics,
 // the global view) are rare next to writes and get a fresh Sample, equal to the one written
-// (Float64 holds every wire number exactly), built once per write and kept until the next.
-import { emptySummary } from "../histogram.js";
+// (Float64 holds every wire number exactly). The hot readers (each /ui delta and snapshot, the
+// fleet merges) read numbers or a Sample without histograms instead, and nothing built is kept:
+// a Sample kept from one read to the next sample outlived young GCs just as the wire object did.
+import { emptySummary, type SummaryFigures, type SummaryMerge } from "../histogram.js";
 import { quietSample } from "./sample-activity.js";
 import { SAMPLE_NUMBERS } from "./sample-layout.js";
-import { HOLD_AT, PAIRS_AT, readSampleNumbers, readSummaryNumbers, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
+import { HOLD_AT, mergeSummaryNumbers, PAIRS_AT, readSampleNumbers, readSummaryNumbers, WAIT_AT, writeSampleNumbers } from "./sample-numbers.js";
 import type { Sample, SampleGlobal, SampleLimit, SampleLimitChange, SampleShare, SparseHist, Summary } from "./types.js";
+
+/** A Sample whose summaries are figures without histograms (what dashboards are sent); a Sample is one too. */
+export type SampleFigures = Omit<Sample, "waitMs" | "holdMs"> & { waitMs: SummaryFigures; holdMs: SummaryFigures };
 
 /** Histogram pairs each Summary has room for at first (wire histograms hold a handful). */
 const INITIAL_PAIRS = 8;
@@ -26,6 +31,12 @@ const NO_CHANGES: readonly SampleLimit[] = Object.freeze([]);
 function withoutEarlier(l: SampleLimit): SampleLimitChange {
   const { earlier: _, ...change } = l;
   return change;
+}
+
+function readFigures(v: Float64Array, at: number): SummaryFigures {
+  const out: SummaryFigures = { count: 0, p50: 0, p90: 0, p99: 0, max: 0 };
+  readSummaryNumbers(v, at, out);
+  return out;
 }
 
 function readSummary(v: Float64Array, at: number, pairsAt: number): Summary {
@@ -60,8 +71,6 @@ export class LatestSample {
   /** Kept as is: only pools that open connections for waiters send it (knex/tarn). */
   private opening: number | undefined = undefined;
   private held = false;
-  /** The Sample last built by get(), until the next set(). */
-  private built: Sample | null = null;
 
   /**
    * `id`: the semaphore's, which every sample set here carries (a tracker holds one semaphore).
@@ -101,7 +110,6 @@ export class LatestSample {
     }
     this.opening = s.opening;
     this.held = true;
-    this.built = null;
   }
 
   clear(): void {
@@ -110,7 +118,6 @@ export class LatestSample {
     this.share = undefined;
     this.limit = undefined;
     this.opening = undefined;
-    this.built = null;
   }
 
   // Hot readers (status, fleet members) read numbers without building the Sample.
@@ -159,21 +166,47 @@ export class LatestSample {
     return true;
   }
 
-  /** The latest sample as a Sample (fields in schema order), or null; do not mutate it. */
-  get(): Sample | null {
-    if (!this.held) return null;
-    if (this.built !== null) return this.built;
+  /**
+   * Adds the latest sample's wait and hold summaries to `wait` and `hold` from the numbers,
+   * building nothing (a fleet entry's merge); adds nothing before the first sample.
+   */
+  mergeInto(wait: SummaryMerge, hold: SummaryMerge): void {
+    if (!this.held) return;
     const v = this.values;
-    // The wire's shape (quietSample's keys), then the numbers as writeSampleNumbers laid them out.
-    const out = quietSample(this.id, { cap: 0, inUse: 0, available: 0, longestHoldMs: 0 });
-    readSampleNumbers(v, 0, out);
+    mergeSummaryNumbers(v, WAIT_AT, PAIRS_AT, wait);
+    mergeSummaryNumbers(v, HOLD_AT, PAIRS_AT + 2 * this.pairs, hold);
+  }
+
+  /** The latest sample as a fresh Sample (fields in schema order), or null. */
+  get(): Sample | null {
+    const out = this.shape();
+    if (out === null) return null;
+    const v = this.values;
     out.waitMs = readSummary(v, WAIT_AT, PAIRS_AT);
     out.holdMs = readSummary(v, HOLD_AT, PAIRS_AT + 2 * this.pairs);
+    return out;
+  }
+
+  /** get() without the summaries' histograms (fields in the same order), or null. */
+  figures(): SampleFigures | null {
+    const out: SampleFigures | null = this.shape();
+    if (out === null) return null;
+    const v = this.values;
+    out.waitMs = readFigures(v, WAIT_AT);
+    out.holdMs = readFigures(v, HOLD_AT);
+    return out;
+  }
+
+  /** The Sample's shape with every number but the summaries', which the caller sets; null before the first sample. */
+  private shape(): Sample | null {
+    if (!this.held) return null;
+    // The wire's shape (quietSample's keys), then the numbers as writeSampleNumbers laid them out.
+    const out = quietSample(this.id, { cap: 0, inUse: 0, available: 0, longestHoldMs: 0 });
+    readSampleNumbers(this.values, 0, out);
     if (this.global !== undefined) out.global = this.global;
     if (this.share !== undefined) out.share = this.share;
     if (this.limit !== undefined) out.limit = this.limit;
     if (this.opening !== undefined) out.opening = this.opening;
-    this.built = out;
     return out;
   }
 }

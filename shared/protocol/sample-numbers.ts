@@ -1,6 +1,7 @@
 // A Sample's numbers laid out in a Float64Array, one layout for whoever keeps samples as numbers:
 // LatestSample (a semaphore's latest sample) and the hub's SampleArena (deferred batches).
 // Float64 holds every JSON number exactly, so what is read back is what was written.
+import type { SummaryMerge } from "../histogram.js";
 import { SAMPLE_NUMBERS, SUMMARY_NUMBERS, type SampleNumber } from "./sample-layout.js";
 import type { Sample, Summary } from "./types.js";
 
@@ -19,6 +20,7 @@ export const HOLD_AT = WAIT_AT + SUMMARY_NUMBERS.length + 1;
 export const PAIRS_AT = HOLD_AT + SUMMARY_NUMBERS.length + 1;
 /** Where a Summary's pair count sits, after its numbers. */
 const PAIR_COUNT = SUMMARY_NUMBERS.length;
+const [SUMMARY_COUNT, SUMMARY_MAX] = [SUMMARY_NUMBERS.indexOf("count"), SUMMARY_NUMBERS.indexOf("max")];
 
 function writeSummary(v: Float64Array, at: number, pairsAt: number, s: Summary): void {
   v[at] = s.count;
@@ -86,4 +88,9 @@ export function readSummaryNumbers(v: Float64Array, at: number, into: Omit<Summa
   into.p99 = v[at + 3];
   into.max = v[at + 4];
   return v[at + PAIR_COUNT];
+}
+
+/** Adds the Summary writeSampleNumbers wrote at v[at], its pairs from v[pairsAt], to `merge`, building nothing. */
+export function mergeSummaryNumbers(v: Float64Array, at: number, pairsAt: number, merge: SummaryMerge): void {
+  merge.addNumbers(v[at + SUMMARY_COUNT], v[at + SUMMARY_MAX], v, pairsAt, v[at + PAIR_COUNT]);
 }

@@ -24,6 +24,12 @@ describe("LatestSample", () => {
           // Schema order: what JSON readers (the HTTP API, recordings) see.
           expect(JSON.stringify(got)).toBe(JSON.stringify(s));
           expect([latest.cap, latest.inUse, latest.waiters]).toEqual([s.cap, s.inUse, s.waiters]);
+          // Without histograms (what dashboards are sent): the same sample, the same order, no pairs.
+          const { hist: _w, ...waitMs } = s.waitMs;
+          const { hist: _h, ...holdMs } = s.holdMs;
+          expect(JSON.stringify(latest.figures())).toBe(JSON.stringify({ ...s, waitMs, holdMs }));
+          // Built fresh for every reader: nothing built is kept (or shared with the next reader).
+          expect(latest.get()).not.toBe(got);
         }
       }),
       { numRuns: 300 },
@@ -51,6 +57,7 @@ describe("LatestSample", () => {
     latest.clear();
     expect(latest.present).toBe(false);
     expect(latest.get()).toBeNull();
+    expect(latest.figures()).toBeNull();
   });
 
   it("keeps an adaptive limit's changes, one per change however many samples repeat it, the latest 64, across clear()", () => {

@@ -9,6 +9,7 @@ import {
   UI_IDENTITY_FIELDS,
   type UiIdentityField,
 } from "../../../shared/ui-protocol/index.js";
+import type { SemaphoreFigures } from "../../../shared/alerts/semaphore-tracker.js";
 import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/index.js";
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
@@ -130,7 +131,7 @@ export class UiDeltas {
         // Alert keys (an agent's, a group's) have no tracker; a semaphore gone since is in the next delta.
         if (tracker !== undefined) {
           groups.add(tracker.groupKey);
-          const s = tracker.state();
+          const s = tracker.figures();
           patches.push(JSON.stringify(toPatch(uiSemaphore(core, s, configChanged), this.identityChanged(s))));
           this.known.add(s.key);
         }
@@ -174,7 +175,7 @@ export class UiDeltas {
    * Whether a delta must carry `s`'s identity: dashboards have not had it from a delta yet, or it
    * changed since (a new agent, a register). A dashboard that connected later has it from its snapshot.
    */
-  private identityChanged(s: SemaphoreState): boolean {
+  private identityChanged(s: SemaphoreFigures): boolean {
     const sent = this.sentIdentity.get(s.key);
     if (sent !== undefined && UI_IDENTITY_FIELDS.every((f) => sent[f] === s[f])) return false;
     this.sentIdentity.set(s.key, { agentId: s.agentId, service: s.service, instance: s.instance, id: s.id, name: s.name, kind: s.kind });

@@ -5,7 +5,7 @@
 // it is a generator: the caller runs it a slice at a time (see slices.ts) and yields between.
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
-import type { FleetEntry } from "../../../shared/alerts/index.js";
+import type { FleetFigures } from "../../../shared/alerts/index.js";
 import type { UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import { uiFleet } from "./views.js";
 import { runToEnd } from "./slices.js";
@@ -104,7 +104,7 @@ export class FleetView {
     flush();
   }
 
-  private set(gk: string, entry: FleetEntry | undefined, moved: MovedGroups): void {
+  private set(gk: string, entry: FleetFigures | undefined, moved: MovedGroups): void {
     if (entry === undefined) {
       if (this.entries.delete(gk)) this.sortedKeys = undefined;
       // Said even when the view did not hold it: a snapshot may have dropped it from the view first.

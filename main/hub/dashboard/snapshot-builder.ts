@@ -40,7 +40,7 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
     const tracker = trackers[i];
     const key = tracker.key;
     keys.push(key);
-    semaphores.push(JSON.stringify(uiSemaphore(core, tracker.state())));
+    semaphores.push(JSON.stringify(uiSemaphore(core, tracker.figures())));
     if (sparklines.count < UI_LIMITS.maxSparklines) {
       const line = sparkline(core, key, scratch);
       if (line !== undefined) sparklines.push(`${JSON.stringify(key)}:${JSON.stringify(line)}`);

@@ -1,8 +1,11 @@
 // Read-only views of the hub for dashboards and the HTTP API: history windows as plain arrays,
 // semaphores with their latest sample time, a sparkline (snapshot-builder.ts assembles /ui's snapshot).
 import { pickTier, WindowScratch, WINDOW_COLUMNS, type ColumnarWindow, type FleetWindow, type Tier, type WindowColumn } from "../../../shared/history/index.js";
-import type { FleetEntry } from "../../../shared/alerts/index.js";
-import { fleetKey, type Sample, type SampleLimit, type SemaphoreInfo, type SemaphoreState, type Summary } from "../../../shared/protocol/index.js";
+import type { FleetFigures } from "../../../shared/alerts/index.js";
+import type { SemaphoreFigures } from "../../../shared/alerts/semaphore-tracker.js";
+import type { SummaryFigures } from "../../../shared/histogram.js";
+import type { SampleFigures } from "../../../shared/protocol/latest-sample.js";
+import { fleetKey, type SampleLimit, type SemaphoreInfo, type SemaphoreState } from "../../../shared/protocol/index.js";
 import {
   UI_LIMITS,
   type Sparkline,
@@ -116,16 +119,16 @@ export function fourDigits(x: number): number {
   return Math.round(x / f) * f;
 }
 
-function uiSummary(s: Summary): UiSummary {
+function uiSummary(s: SummaryFigures): UiSummary {
   return { count: s.count, p50: fourDigits(s.p50), p90: fourDigits(s.p90), p99: fourDigits(s.p99), max: fourDigits(s.max) };
 }
 
 /** A sample as dashboards get it: percentiles, no histograms (see UiSummary). */
-export function uiSample(s: Sample): UiSample {
+export function uiSample(s: SampleFigures): UiSample {
   return { ...s, waitMs: uiSummary(s.waitMs), holdMs: uiSummary(s.holdMs) };
 }
 
-export function uiFleet(fleet: readonly FleetEntry[]): UiFleetEntry[] {
+export function uiFleet(fleet: readonly FleetFigures[]): UiFleetEntry[] {
   return fleet.map((f) => ({ ...f, waitMs: uiSummary(f.waitMs), holdMs: uiSummary(f.holdMs) }));
 }
 
@@ -147,7 +150,7 @@ export function uiConfig(info: SemaphoreInfo): UiSemaphoreConfig {
  * One semaphore for dashboards: the time of its latest sample, its sample without histograms,
  * and its config when `withConfig` says so for its registration (always, by default).
  */
-export function uiSemaphore(core: HubCore, s: SemaphoreState, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore {
+export function uiSemaphore(core: HubCore, s: SemaphoreFigures, withConfig?: (key: string, info: SemaphoreInfo) => boolean): UiSemaphore {
   const out: UiSemaphore = { ...s, t: core.history.get(s.key)?.latestT() ?? null, last: s.last === null ? null : uiSample(s.last) };
   const info = core.registry.semaphoreInfo(s.key);
   if (info !== undefined && (withConfig === undefined || withConfig(s.key, info))) out.config = uiConfig(info);
