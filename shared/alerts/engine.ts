@@ -60,6 +60,10 @@ export class AlertEngine {
   private readonly groups = new Map<string, Group>();
   /** Whether the last trackerFor() made its tracker. */
   private created = false;
+  /** Keys of semaphores a forgetInParts has yet to retire: out of the registry, their alerts hidden from reads. */
+  private readonly retiring = new Set<string>();
+  /** Whether a read leaves an alert out: a per-semaphore one of a semaphore being forgotten. */
+  private readonly hidden = (a: Readonly<Alert>): boolean => this.retiring.has(a.key);
 
   constructor(options: AlertEngineOptions = {}) {
     this.book = new AlertBook(options.maxResolved ?? DEFAULT_MAX_RESOLVED);
@@ -206,15 +210,19 @@ export class AlertEngine {
   }
 
   /**
-   * forget() in parts, for an agent holding many semaphores: it leaves the registry at once (so no
-   * rule counts it or its semaphores as live), and `step(n)` retires up to n of its semaphores
-   * (`left` of them to go), their groups evaluated after the last. Undefined for an unknown agent.
-   * Ends as forget() does.
+   * forget() in parts, for an agent holding many semaphores: it and its semaphores leave the
+   * registry at once (no rule or read counts them; their alerts are hidden from reads), and
+   * `step(n)` retires up to n of them (resolves their alerts; `left` of them to go), their groups
+   * evaluated after the last. Undefined for an unknown agent. Ends as forget() does.
    */
   forgetInParts(agentId: string, now: number): { changes: AlertChange[]; step: (n: number) => AlertChange[]; readonly left: number } | undefined {
     const a = this.registry.get(agentId);
     if (a === undefined) return undefined;
     const sems = [...this.registry.owned(a)];
+    for (const sem of sems) {
+      this.registry.deleteTracker(sem.key);
+      this.retiring.add(sem.key);
+    }
     const at = a.lastSampleT ?? now;
     this.registry.drop(a);
     this.evalDown(a, now, undefined);
@@ -224,6 +232,7 @@ export class AlertEngine {
       const end = Math.min(sems.length, next + n);
       for (; next < end; next++) {
         const sem = sems[next]!;
+        this.retiring.delete(sem.key);
         // Another agent that took the name over since owns it now.
         if (!sem.retired && sem.agentId === agentId) touched.add(this.retire(sem, at, "agent forgotten"));
       }
@@ -245,7 +254,7 @@ export class AlertEngine {
   /** Acknowledge an alert (active or resolved). An active order_inversion is resolved at `now`. */
   acknowledge(alertId: string, now: number): AlertChange[] {
     const alert = this.book.byIdGet(alertId);
-    if (alert === undefined) return [];
+    if (alert === undefined || this.hidden(alert)) return [];
     this.book.acknowledge(alertId, alert.rule === "order_inversion" ? now : undefined);
     return this.book.drain();
   }
@@ -273,17 +282,17 @@ export class AlertEngine {
 
   /** Active alerts, newest raisedAt first. */
   activeAlerts(): Alert[] {
-    return this.book.listActive();
+    return this.book.listActive(this.retiring.size > 0 ? this.hidden : undefined);
   }
 
   /** Active alerts and the last maxResolved resolved ones, newest raisedAt first. */
   allAlerts(): Alert[] {
-    return this.book.listAll();
+    return this.book.listAll(this.retiring.size > 0 ? this.hidden : undefined);
   }
 
   alert(id: string): Alert | undefined {
     const a = this.book.byIdGet(id);
-    return a === undefined ? undefined : { ...a };
+    return a === undefined || this.hidden(a) ? undefined : { ...a };
   }
 
   /** Typed-array bytes the rules' sample windows hold, over every semaphore. */
@@ -381,7 +390,8 @@ export class AlertEngine {
   private retire(sem: SemaphoreTracker, at: number, resolution: string): string {
     sem.retire(this.book, at, resolution);
     this.leaveGroup(sem);
-    this.registry.deleteTracker(sem.key);
+    // forgetInParts took it out of the registry already (and nothing took its key since).
+    if (this.registry.tracker(sem.key) === sem) this.registry.deleteTracker(sem.key);
     return sem.groupKey;
   }
 
