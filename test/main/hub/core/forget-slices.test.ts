@@ -87,10 +87,12 @@ describe("forgetting an evicted agent in slices", () => {
   it("gives an agent that takes its name while it is being forgotten a fresh start, which later slices leave alone", async () => {
     const core = withGoneAgent();
     core.forgetSoon(core.agent("gone")!, T0 + 5000);
+    core.forgetSoon(core.agent("other")!, T0 + 5000);
     await turn();
-    expect(core.forgetting).toBe(1);
+    expect(core.forgetting).toBe(2);
     const back = core.hello(3, hello("back", { service: "svc", instance: "gone" }));
-    expect(core.forgetting).toBe(0);
+    // Only the forget under its name is finished first; the other goes on a slice per turn.
+    expect(core.forgetting).toBe(1);
     expect(core.register(back, { semaphores: IDS.map((id) => info(id)) })).toEqual({ ok: true });
     expect(core.samples(back, { seq: 1, t: T0 + 6000, intervalMs: 1000, items: IDS.map((id) => sample(id)) }).ok).toBe(true);
     for (let i = 0; i < 20; i++) await turn();
