@@ -4,7 +4,8 @@
 // against the hub with the caps lifted (as it was before it had any), in one run. Beside each
 // flood, a real agent (the agent library in a child, 10 semaphores at 200 ms, from 127.0.0.1)
 // whose acks are timed, and the hub's longest event-loop block: quietly first (the machine's own
-// noise), then over each round of the flood. BENCH_CPU_PROF=<dir>: a CPU profile of each window,
+// noise), then over each round of the flood. A dashboard is open throughout (a /ui client taking
+// every delta): each delta reads the hub while evicted agents are being forgotten. BENCH_CPU_PROF=<dir>: a CPU profile of each window,
 // <dir>/<case>-<side>-<quiet|round-N>.cpuprofile.
 // Alone: `node --import tsx bench/hub/name-flood.ts` (BENCH_FLOOD_ROUNDS, BENCH_FLOOD_AGENTS).
 import { existsSync, renameSync } from "node:fs";
@@ -27,6 +28,36 @@ export interface FloodSide {
   /** The real agent alone, then over each round of the flood. */
   readonly quiet: SiegePhase;
   readonly rounds: readonly SiegePhase[];
+  /** The dashboard open throughout, if the case had one. */
+  readonly dashboard?: DashboardCount;
+}
+
+interface DashboardCount {
+  deltas: number;
+  /** Deltas missed (a seq gap: the hub dropped them for a slow dashboard). */
+  gaps: number;
+  connected: boolean;
+}
+
+/** A dashboard: a /ui client that takes its snapshot and counts every delta after it. */
+async function openDashboard(url: string): Promise<{ count: DashboardCount; close(): void }> {
+  const socket = io(`${url}/ui`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+  const count: DashboardCount = { deltas: 0, gaps: 0, connected: true };
+  let seq = -1;
+  socket.on("delta", (d: { seq: number }) => {
+    if (seq >= 0 && d.seq !== seq + 1) count.gaps++;
+    seq = d.seq;
+    count.deltas++;
+  });
+  socket.on("disconnect", () => void (count.connected = false));
+  await new Promise<void>((resolve, reject) => {
+    socket.once("snapshot", (s: { deltaSeq: number }) => {
+      seq = s.deltaSeq;
+      resolve();
+    });
+    socket.once("connect_error", reject);
+  });
+  return { count, close: () => socket.disconnect() };
 }
 
 export interface NameFloodResult {
@@ -76,7 +107,7 @@ const QUIET_MS = 6000;
  * A hub child with `admission`'s caps and a real agent streaming to it: its memory before and
  * after `rounds` of `agents` flooders, the agent's acks and the hub's loop alone and each round.
  */
-export async function side(label: string, admission: object, rounds: number, agents: number, log: (line: string) => void, flood: Flooder = (url, name) => floodAgent(url, name), caseName = "name-flood"): Promise<FloodSide> {
+export async function side(label: string, admission: object, rounds: number, agents: number, log: (line: string) => void, flood: Flooder = (url, name) => floodAgent(url, name), caseName = "name-flood", withDashboard = false): Promise<FloodSide> {
   const prof = process.env.BENCH_CPU_PROF;
   const profile = prof === undefined || prof === "" ? undefined : `${prof}/${caseName}-${label.replace(/\W+/g, "-")}.cpuprofile`;
   // Each window's profile is written to the one file as its report is sent: kept under its window's name.
@@ -84,10 +115,12 @@ export async function side(label: string, admission: object, rounds: number, age
   const profEnv: Record<string, string> = profile === undefined ? {} : { BENCH_PROFILE_FILE: profile };
   const hub = spawnChild<Msg>("./name-flood-hub.ts", { BENCH_ADMISSION: JSON.stringify(admission), ...profEnv }, ["--expose-gc", ...HUB_NODE_FLAGS]);
   const children: Child<Msg>[] = [hub];
+  let dashboard: Awaited<ReturnType<typeof openDashboard>> | undefined;
   try {
     const { url } = await hub.next("listening", 60_000);
     hub.send("mem");
     const before = await hub.next("mem", 60_000);
+    if (withDashboard) dashboard = await openDashboard(url);
     const agent = spawnChild<Msg>(fixture, { HUB_URL: url, SERVICE: "honest", INSTANCE: "h1", INTERVAL_MS: "200", SCENARIOS: "steady:10" });
     children.push(agent);
     await agent.next("connected", 60_000);
@@ -112,16 +145,18 @@ export async function side(label: string, admission: object, rounds: number, age
     }
     hub.send("mem");
     const after = await hub.next("mem", 120_000);
-    return { label, before, after, refused, quiet, rounds: measured };
+    return { label, before, after, refused, quiet, rounds: measured, ...(dashboard === undefined ? {} : { dashboard: { ...dashboard.count } }) };
   } finally {
+    dashboard?.close();
     await Promise.all(children.map((c) => c.stop()));
   }
 }
 
 export async function nameFlood(log: (line: string) => void, rounds = Number(process.env.BENCH_FLOOD_ROUNDS ?? 3), agents = Number(process.env.BENCH_FLOOD_AGENTS ?? 20)): Promise<NameFloodResult> {
-  const capped = await side("default caps", {}, rounds, agents, log);
+  const flood: Flooder = (url, name) => floodAgent(url, name);
+  const capped = await side("default caps", {}, rounds, agents, log, flood, "name-flood", true);
   const lifted = 100_000_000;
-  const uncapped = await side("caps lifted", { maxAgents: lifted, maxAgentsPerAddress: lifted, maxSemaphores: lifted, maxSemaphoresPerAddress: lifted }, rounds, agents, log);
+  const uncapped = await side("caps lifted", { maxAgents: lifted, maxAgentsPerAddress: lifted, maxSemaphores: lifted, maxSemaphoresPerAddress: lifted }, rounds, agents, log, flood, "name-flood", true);
   return { sent: rounds * agents * PER_AGENT, capped, uncapped };
 }
 
@@ -133,10 +168,12 @@ const spread = (xs: readonly number[], d: number) => `${f(Math.min(...xs), d)}â€
 export function floodPhaseLines(s: FloodSide): string[] {
   const row = (name: string, p: SiegePhase) =>
     `    ${name.padEnd(8)} acks ${String(p.acks).padStart(4)}  p50 ${f(p.p50, 2).padStart(6)}  p99 ${f(p.p99, 2).padStart(7)}  max ${f(p.max, 1).padStart(7)} ms  lost ${p.lost}  loop max ${f(p.loopMaxMs, 0).padStart(5)} ms (gc ${f(p.gcMaxMs.minor, 0)}/${f(p.gcMaxMs.major, 0)})`;
+  const d = s.dashboard;
   return [
     row("quiet", s.quiet),
     ...s.rounds.map((p, i) => row(`round ${i + 1}`, p)),
     `    flood rounds: ack p99 ${spread(s.rounds.map((p) => p.p99), 1)} ms, loop max ${spread(s.rounds.map((p) => p.loopMaxMs), 0)} ms (quiet: ${f(s.quiet.p99, 1)} ms, ${f(s.quiet.loopMaxMs, 0)} ms)`,
+    ...(d === undefined ? [] : [`    a dashboard open throughout: ${d.deltas} deltas, ${d.gaps} gaps, ${d.connected ? "still connected" : "DROPPED by the hub"}`]),
   ];
 }
 
@@ -150,6 +187,7 @@ export function floodChecks(what: string, s: FloodSide): string[] {
     check(p99 < 50, `${what}: a real agent's ack p99 under 50 ms in every round: worst ${f(p99, 2)} ms`),
     check(loop <= 50, `${what}: no event-loop block over 50 ms: worst ${f(loop, 0)} ms`),
     check(lost === 0, `${what}: no batch of the real agent lost or out of order: ${lost}`),
+    ...(s.dashboard === undefined ? [] : [check(s.dashboard.gaps === 0 && s.dashboard.connected, `${what}: the dashboard open throughout took every delta: ${s.dashboard.gaps} gaps, ${s.dashboard.connected ? "connected" : "dropped"}`)]),
   ];
 }
 

@@ -62,6 +62,11 @@ function newestFirst(a: Entry, b: Entry): number {
   return b.alert.raisedAt - a.alert.raisedAt || b.seq - a.seq;
 }
 
+/** `entries`' alerts, newest raisedAt first, but those `hidden` names (copies). */
+function listed(entries: Entry[], hidden: ((a: Readonly<Alert>) => boolean) | undefined): Alert[] {
+  return (hidden === undefined ? entries : entries.filter((e) => !hidden(e.alert))).sort(newestFirst).map((e) => snapshot(e.alert));
+}
+
 export class AlertBook {
   private readonly active = new Map<string, Entry>();
   /**
@@ -201,14 +206,14 @@ export class AlertBook {
     return true;
   }
 
-  /** Active alerts, newest raisedAt first. */
-  listActive(): Alert[] {
-    return [...this.active.values()].sort(newestFirst).map((e) => snapshot(e.alert));
+  /** Active alerts, newest raisedAt first; none that `hidden` names. */
+  listActive(hidden?: (a: Readonly<Alert>) => boolean): Alert[] {
+    return listed([...this.active.values()], hidden);
   }
 
-  /** Active and retained resolved alerts, newest raisedAt first. */
-  listAll(): Alert[] {
-    return [...this.active.values(), ...this.resolved].sort(newestFirst).map((e) => snapshot(e.alert));
+  /** Active and retained resolved alerts, newest raisedAt first; none that `hidden` names. */
+  listAll(hidden?: (a: Readonly<Alert>) => boolean): Alert[] {
+    return listed([...this.active.values(), ...this.resolved], hidden);
   }
 
   /** Active alerts whose key is `key` (any rule). */

@@ -21,13 +21,16 @@ import { fleetCounts, fleetEntry, fleetFigures, type FleetCounts, type FleetEntr
 import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
 import { evaluateOverBudget } from "./rules/over-budget-rule.js";
 import { Registry, type RegistryAgent, type RegistryBase, type RegistryEntry } from "./registry.js";
-import { implicitInfo, SemaphoreTracker } from "./semaphore-tracker.js";
+import { implicitInfo, SEMAPHORE_RULES, SemaphoreTracker } from "./semaphore-tracker.js";
 import { applyThresholds, DEFAULT_THRESHOLDS, type AlertThresholds, type ThresholdsPatch } from "./thresholds.js";
 import type { AlertChange } from "./types.js";
 
 function shareChanged(a: SampleShare | undefined, b: SampleShare | undefined): boolean {
   return a?.replicas !== b?.replicas || a?.reachable !== b?.reachable;
 }
+
+/** The rules raised on one semaphore, keyed by its semaphoreKey. */
+const PER_SEMAPHORE: ReadonlySet<string> = new Set(SEMAPHORE_RULES);
 
 export interface AlertEngineOptions {
   /** Changes to DEFAULT_THRESHOLDS from the start. */
@@ -60,6 +63,13 @@ export class AlertEngine {
   private readonly groups = new Map<string, Group>();
   /** Whether the last trackerFor() made its tracker. */
   private created = false;
+  /** forgetInParts() calls with semaphores still to retire: out of the registry, their alerts hidden from reads. */
+  private retiring = 0;
+  /**
+   * Whether a read leaves an alert out: an active per-semaphore alert whose semaphore is out of
+   * the registry, which only a forgetInParts() still to retire it leaves so (retire() resolves them).
+   */
+  private readonly hidden = (a: Readonly<Alert>): boolean => a.resolvedAt === null && PER_SEMAPHORE.has(a.rule) && this.registry.tracker(a.key) === undefined;
 
   constructor(options: AlertEngineOptions = {}) {
     this.book = new AlertBook(options.maxResolved ?? DEFAULT_MAX_RESOLVED);
@@ -206,21 +216,24 @@ export class AlertEngine {
   }
 
   /**
-   * forget() in parts, for an agent holding many semaphores: it leaves the registry at once (so no
-   * rule counts it or its semaphores as live), and `step(n)` retires up to n of its semaphores
-   * (`left` of them to go), their groups evaluated after the last. Undefined for an unknown agent.
-   * Ends as forget() does.
+   * forget() in parts, for an agent holding many semaphores: it and its semaphores leave the
+   * registry at once (no rule or read counts them; their alerts are hidden from reads), and
+   * `step(n)` retires up to n of them (resolves their alerts; `left` of them to go), their groups
+   * evaluated after the last. Undefined for an unknown agent. Ends as forget() does.
    */
   forgetInParts(agentId: string, now: number): { changes: AlertChange[]; step: (n: number) => AlertChange[]; readonly left: number } | undefined {
     const a = this.registry.get(agentId);
     if (a === undefined) return undefined;
     const sems = [...this.registry.owned(a)];
+    for (const sem of sems) this.registry.deleteTracker(sem.key);
+    if (sems.length > 0) this.retiring++;
     const at = a.lastSampleT ?? now;
     this.registry.drop(a);
     this.evalDown(a, now, undefined);
     const touched = new Set<string>();
     let next = 0;
     const step = (n: number): AlertChange[] => {
+      if (next === sems.length) return this.book.drain();
       const end = Math.min(sems.length, next + n);
       for (; next < end; next++) {
         const sem = sems[next]!;
@@ -228,8 +241,8 @@ export class AlertEngine {
         if (!sem.retired && sem.agentId === agentId) touched.add(this.retire(sem, at, "agent forgotten"));
       }
       if (next === sems.length) {
+        this.retiring--;
         for (const g of touched) this.evalGroup(g, now);
-        touched.clear();
       }
       return this.book.drain();
     };
@@ -245,7 +258,7 @@ export class AlertEngine {
   /** Acknowledge an alert (active or resolved). An active order_inversion is resolved at `now`. */
   acknowledge(alertId: string, now: number): AlertChange[] {
     const alert = this.book.byIdGet(alertId);
-    if (alert === undefined) return [];
+    if (alert === undefined || (this.retiring > 0 && this.hidden(alert))) return [];
     this.book.acknowledge(alertId, alert.rule === "order_inversion" ? now : undefined);
     return this.book.drain();
   }
@@ -273,17 +286,17 @@ export class AlertEngine {
 
   /** Active alerts, newest raisedAt first. */
   activeAlerts(): Alert[] {
-    return this.book.listActive();
+    return this.book.listActive(this.retiring > 0 ? this.hidden : undefined);
   }
 
   /** Active alerts and the last maxResolved resolved ones, newest raisedAt first. */
   allAlerts(): Alert[] {
-    return this.book.listAll();
+    return this.book.listAll(this.retiring > 0 ? this.hidden : undefined);
   }
 
   alert(id: string): Alert | undefined {
     const a = this.book.byIdGet(id);
-    return a === undefined ? undefined : { ...a };
+    return a === undefined || (this.retiring > 0 && this.hidden(a)) ? undefined : { ...a };
   }
 
   /** Typed-array bytes the rules' sample windows hold, over every semaphore. */
@@ -381,7 +394,8 @@ export class AlertEngine {
   private retire(sem: SemaphoreTracker, at: number, resolution: string): string {
     sem.retire(this.book, at, resolution);
     this.leaveGroup(sem);
-    this.registry.deleteTracker(sem.key);
+    // forgetInParts took it out of the registry already (and nothing took its key since).
+    if (this.registry.tracker(sem.key) === sem) this.registry.deleteTracker(sem.key);
     return sem.groupKey;
   }
 

@@ -197,14 +197,26 @@ export class HistoryStore {
 
   /** Drops a history (e.g. its agent unregistered the semaphore). Not counted as an eviction. */
   delete(key: string): boolean {
+    const history = this.detach(key);
+    history?.release();
+    return history !== undefined;
+  }
+
+  /**
+   * delete(), but the history's rows are the caller's to give back (its release()): an agent's
+   * thousands of histories leave the store at once and their rows go back a slice at a time.
+   */
+  detach(key: string): SemaphoreHistory | undefined {
     const entry = this.byKey.get(key);
-    if (entry === undefined) return false;
+    if (entry === undefined) return undefined;
+    const history = entry.history ?? undefined;
+    entry.history = null;
     this.remove(entry);
     // The candidates may hold it (and, until rebuilt, others deleted after it): start afresh.
     this.candidates = [];
     this.candidateStamps = [];
     this.nextCandidate = 0;
-    return true;
+    return history;
   }
 
   /** Keys held, least recently updated first. */

@@ -1,7 +1,9 @@
 // Forgetting agents a slice per event-loop turn: an agent evicted to make room may hold 10,000
 // semaphores, and retiring them all (alerts, groups, histories) in the turn of the newcomer's
-// message blocked every other agent's acks. Nothing half-forgotten is read: the core finishes
-// every pending forget before it is read from outside or takes an input under the same name.
+// message blocked every other agent's acks. Nothing half-forgotten is read: the agent, its
+// semaphores and histories leave every index readers use at once (HubCore.forgetSoon), and
+// their alerts are hidden from reads; the slices resolve those and free the memory. An input
+// under the agent's name finishes its forget first, so the name starts afresh.
 
 /** One agent being forgotten: `step(n)` does up to n units of it and says whether it is done. */
 export interface ForgetJob {
@@ -10,7 +12,7 @@ export interface ForgetJob {
   step(n: number): boolean;
 }
 
-/** Units (a semaphore retired, a history dropped) per turn: a few milliseconds on a loaded machine. */
+/** Units (a semaphore retired, a history's rows given back) per turn: a few milliseconds on a loaded machine. */
 export const FORGET_SLICE = 128;
 
 export class ForgetSlices {
@@ -33,28 +35,36 @@ export class ForgetSlices {
     return this.names.has(name);
   }
 
-  /** Every pending forget, done now. */
-  finish(): void {
-    if (this.queue.length === 0) return;
-    this.run(Infinity);
+  /** The pending forgets of agents under `name` (every one without it), done now. */
+  finish(name?: string): void {
+    if (name !== undefined && !this.names.has(name)) return;
+    for (let i = 0; i < this.queue.length; ) {
+      const job = this.queue[i]!;
+      if (name !== undefined && job.name !== name) {
+        i++;
+        continue;
+      }
+      let done = false;
+      while (!done) done = job.step(Infinity);
+      this.queue.splice(i, 1);
+      this.done(job);
+    }
   }
 
+  /** One slice of the oldest pending forget. */
   private turn(): void {
     this.timer = undefined;
-    this.run(FORGET_SLICE);
+    const job = this.queue[0];
+    if (job !== undefined && job.step(FORGET_SLICE)) {
+      this.queue.shift();
+      this.done(job);
+    }
     if (this.queue.length > 0) this.timer = setImmediate(() => this.turn());
   }
 
-  private run(budget: number): void {
-    while (this.queue.length > 0 && budget > 0) {
-      const job = this.queue[0]!;
-      const n = Math.min(budget, FORGET_SLICE);
-      budget -= n;
-      if (!job.step(n)) continue;
-      this.queue.shift();
-      const left = (this.names.get(job.name) ?? 1) - 1;
-      if (left === 0) this.names.delete(job.name);
-      else this.names.set(job.name, left);
-    }
+  private done(job: ForgetJob): void {
+    const left = (this.names.get(job.name) ?? 1) - 1;
+    if (left === 0) this.names.delete(job.name);
+    else this.names.set(job.name, left);
   }
 }

@@ -2,7 +2,7 @@
 // (agent-session.ts parses), is stamped with the hub clock, fed to the engine through the store
 // pipeline, recorded, and marked for dashboards. Knows nothing of sockets or HTTP.
 import { AlertEngine, agentKey, type AlertChange, type AlertThresholds, type ThresholdsPatch } from "../../../shared/alerts/index.js";
-import { HistoryStore } from "../../../shared/history/index.js";
+import { HistoryStore, type SemaphoreHistory } from "../../../shared/history/index.js";
 import { globalViews, PROTOCOL_VERSION, type Alert, type HubAdmission, type EventsBatch, type FlightRecord, type Hello, type HubState, type Register, type SamplesBatch } from "../../../shared/protocol/index.js";
 import { RECORDING_FORMAT, type RecordLine, type RecordSink } from "./record-line.js";
 import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
@@ -85,23 +85,23 @@ export class HubCore {
     this.record({ r: this.startedAt, k: "start", p: { format: RECORDING_FORMAT, hubVersion: this.version, protocol: PROTOCOL_VERSION, thresholds: this.alerts.thresholds } });
   }
 
-  /** The engine for reading: what was acknowledged and put off is stored first, what is being forgotten is gone. */
+  /**
+   * The engine for reading: what was acknowledged and put off is stored first. An agent being
+   * forgotten (forgetSoon) is not in it, nor are its semaphores, groups' members or alerts.
+   */
   get engine(): AlertEngine {
     this.ingest.flush();
-    this.forgets.finish();
     return this.alerts;
   }
 
   /** The registry for reading (/api/state, /ui, /metrics): what was acknowledged and put off is stored first. */
   get registry(): AgentRegistry {
     this.ingest.flush();
-    this.forgets.finish();
     return this.agents;
   }
 
   /** The histories for reading: none of an agent being forgotten. */
   get history(): HistoryStore {
-    this.forgets.finish();
     return this.histories;
   }
 
@@ -271,9 +271,10 @@ export class HubCore {
   }
 
   /**
-   * forget(), for an agent evicted to make room: it is gone from the registry (and every count) at
-   * once, its semaphores, their alerts and histories a slice per turn. Recorded as a forget: a
-   * replay forgets it whole there, to the same end.
+   * forget(), for an agent evicted to make room: it, its semaphores and their histories leave
+   * every index readers use at once (O(its semaphores) map deletes) and its alerts are hidden
+   * from reads; the alerts are resolved and the histories' rows given back a slice per turn.
+   * Recorded as a forget: a replay forgets it whole there, to the same end.
    */
   forgetSoon(rec: AgentRecord, now: number): void {
     this.ingest.settled();
@@ -284,6 +285,11 @@ export class HubCore {
     const parts = engine.forgetInParts(rec.agentId, now);
     this.changes.agentRemoved(rec.agentId);
     if (parts !== undefined) this.applied(parts.changes);
+    const held: SemaphoreHistory[] = [];
+    for (const key of keys) {
+      const h = this.histories.detach(key);
+      if (h !== undefined) held.push(h);
+    }
     let k = 0;
     const step = (n: number): boolean => {
       if (parts !== undefined && parts.left > 0) {
@@ -292,8 +298,8 @@ export class HubCore {
         this.applied(parts.step(n));
         return false;
       }
-      for (const end = Math.min(keys.length, k + n); k < end; k++) this.histories.delete(keys[k]!);
-      return k === keys.length;
+      for (const end = Math.min(held.length, k + n); k < end; k++) held[k]!.release();
+      return k === held.length;
     };
     this.forgets.add({ name: agentKey(rec.service, rec.instance), step });
   }
@@ -302,7 +308,6 @@ export class HubCore {
 
   /** Acknowledge an alert; undefined when no such alert is kept. */
   acknowledge(id: string): Alert | undefined {
-    this.forgets.finish();
     if (this.alerts.alert(id) === undefined) return undefined;
     const engine = this.ingest.settled();
     const now = this.now();
@@ -363,7 +368,7 @@ export class HubCore {
 
   /** Before an input under `service`/`instance`: an agent of that name being forgotten is gone first. */
   private forgotten(service: string, instance: string): void {
-    if (this.forgets.pending > 0 && this.forgets.has(agentKey(service, instance))) this.forgets.finish();
+    if (this.forgets.pending > 0) this.forgets.finish(agentKey(service, instance));
   }
 
   private record(line: RecordLine): void {

@@ -61,24 +61,38 @@ describe("forgetting an evicted agent in slices", () => {
     expect(resolved.every((a) => a.resolvedAt !== null && a.evidence?.["resolution"] === "agent forgotten")).toBe(true);
   });
 
-  it("is never read half forgotten: a read finishes it first", () => {
+  it("is never read half forgotten: while its slices run, no read finds its semaphores, alerts, histories or fleet groups", async () => {
     const core = withGoneAgent();
+    const alertIds = core.engine.activeAlerts().filter((a) => a.rule === "double_release" && a.instance === "gone").map((a) => a.id);
     core.forgetSoon(core.agent("gone")!, T0 + 5000);
+    await turn();
+    // Reads neither finish it nor see any of it.
     const s = core.state();
-    expect(core.forgetting).toBe(0);
+    expect(core.forgetting).toBe(1);
     expect(s.agents.map((a) => a.agentId)).toEqual(["other"]);
     expect(s.semaphores.filter((x) => x.instance === "gone")).toEqual([]);
     expect(s.alerts.filter((a) => a.instance === "gone")).toEqual([]);
+    expect(core.engine.allAlerts().filter((a) => a.instance === "gone" && a.resolvedAt === null)).toEqual([]);
+    expect(core.engine.alert(alertIds[0]!)).toBeUndefined();
+    expect(core.acknowledge(alertIds[0]!)).toBeUndefined();
     expect(leftOf(core)).toEqual({ semaphores: 0, alerts: 0, histories: 0, totals: 0 });
+    expect(core.history.size).toBe(1);
+    expect(core.registry.status(KEYS[N - 1]!)).toBeUndefined();
+    expect([...core.registry.trackers()].map((t) => t.key)).toEqual([semaphoreKey("svc", "other", "db")]);
+    expect(core.engine.fleet().map((f) => f.name)).toEqual(["db"]);
+    expect(core.engine.fleetCountsOf(core.engine.groupKeys()).map((f) => f.name)).toEqual(["db"]);
+    expect(core.forgetting).toBe(1);
   });
 
   it("gives an agent that takes its name while it is being forgotten a fresh start, which later slices leave alone", async () => {
     const core = withGoneAgent();
     core.forgetSoon(core.agent("gone")!, T0 + 5000);
+    core.forgetSoon(core.agent("other")!, T0 + 5000);
     await turn();
-    expect(core.forgetting).toBe(1);
+    expect(core.forgetting).toBe(2);
     const back = core.hello(3, hello("back", { service: "svc", instance: "gone" }));
-    expect(core.forgetting).toBe(0);
+    // Only the forget under its name is finished first; the other goes on a slice per turn.
+    expect(core.forgetting).toBe(1);
     expect(core.register(back, { semaphores: IDS.map((id) => info(id)) })).toEqual({ ok: true });
     expect(core.samples(back, { seq: 1, t: T0 + 6000, intervalMs: 1000, items: IDS.map((id) => sample(id)) }).ok).toBe(true);
     for (let i = 0; i < 20; i++) await turn();
