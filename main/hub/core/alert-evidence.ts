@@ -68,14 +68,13 @@ export interface Watched {
  * semaphore starts a new list (watchedOf() then finds that one).
  */
 /**
- * A starvation alert raised while permits were free or connections were being opened (its
- * evidence's cause `opening` or `permits_free`) is about connections not opening, not permits
- * held too long: Little's law and the hold trend would name a wrong fix, so it gets no diagnosis.
+ * A starvation alert raised while the pool opens connections (its evidence's cause `opening`) is
+ * about connections not opening, not permits held too long: Little's law and the hold trend would
+ * name a wrong fix, so it gets no diagnosis. `permits_free` may be a weighted acquire wanting more
+ * than is free, where they do apply, so it keeps its diagnosis.
  */
 function diagnosable(a: Alert): boolean {
-  if (a.rule !== "starvation") return true;
-  const cause = a.evidence?.["cause"];
-  return cause === undefined || cause === "passed_over";
+  return a.rule !== "starvation" || a.evidence?.["cause"] !== "opening";
 }
 
 export type WatchedList = readonly Watched[];
