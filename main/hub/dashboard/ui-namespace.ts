@@ -22,7 +22,7 @@ import {
 } from "../../../shared/ui-protocol/index.js";
 import { UI_NAMESPACE } from "../../../shared/protocol/index.js";
 import { contained, reply, splitArgs } from "../socket/listener.js";
-import type { Ack } from "../../../shared/protocol/index.js";
+import type { Ack, CapScope, HubAdmission } from "../../../shared/protocol/index.js";
 import type { TokenCheck } from "../auth.js";
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
@@ -97,6 +97,8 @@ export class UiNamespace {
   private cached: { built: BuiltSnapshot; raw: RawJson; seq: number; hub: string; at: number } | undefined;
   /** A delta is due but waits for a snapshot's build or hand-out. */
   private flushOwed = false;
+  /** Handshakes refused over a dashboard cap, by the cap's scope (the old total is stats.handshakesRefused). */
+  readonly refusedScope: Record<CapScope, number> = { address: 0, total: 0 };
   /** Snapshots built (tests read it: one per generation, not one per dashboard). */
   builds = 0;
   /** Dashboards connected per remote address, and recent handshakes per address and in all. */
@@ -119,8 +121,11 @@ export class UiNamespace {
     this.nsp = io.of(UI_NAMESPACE);
     rawJsonBroadcasts(this.nsp);
     this.nsp.use((socket, next) => {
-      const why = tokens.refuseHandshake(socket.handshake.auth) ?? this.refuseAdmission(socket.handshake.address);
+      const unauthorized = tokens.refuseHandshake(socket.handshake.auth);
+      const capped = unauthorized === null ? this.refuseAdmission(socket.handshake.address) : null;
+      const why = unauthorized ?? capped?.why ?? null;
       if (why === null) return next();
+      if (capped !== null) this.refusedScope[capped.scope]++;
       core.stats.handshakesRefused++;
       core.reject();
       next(new Error(why));
@@ -141,10 +146,26 @@ export class UiNamespace {
     this.queued = [];
   }
 
-  /** Why a new dashboard from `address` is refused (a sentence the page shows), or null. */
-  private refuseAdmission(address: string): string | null {
-    if ((this.perAddress.get(address) ?? 0) >= this.maxClientsPerAddress) return `too many dashboards from this address (at most ${this.maxClientsPerAddress})`;
-    if (this.nsp.sockets.size >= this.maxClients) return `too many dashboards connected to this hub (at most ${this.maxClients})`;
+  /**
+   * `admission` (the agents' caps and refusals) with the dashboards refused over a /ui cap, by the
+   * cap's scope (hub.admission's refused.dashboards and refusedScope.dashboards).
+   */
+  admission(admission: HubAdmission): HubAdmission {
+    const { address, total } = this.refusedScope;
+    const scope = admission.refusedScope;
+    return {
+      ...admission,
+      refused: { ...admission.refused, dashboards: address + total },
+      ...(scope !== undefined ? { refusedScope: { ...scope, dashboards: { address, total } } } : {}),
+    };
+  }
+
+  /** Why a new dashboard from `address` is refused (a sentence the page shows) and which cap's scope refused it, or null. */
+  private refuseAdmission(address: string): { why: string; scope: CapScope } | null {
+    const atAddress = (why: string) => ({ why, scope: "address" as const });
+    const inAll = (why: string) => ({ why, scope: "total" as const });
+    if ((this.perAddress.get(address) ?? 0) >= this.maxClientsPerAddress) return atAddress(`too many dashboards from this address (at most ${this.maxClientsPerAddress})`);
+    if (this.nsp.sockets.size >= this.maxClients) return inAll(`too many dashboards connected to this hub (at most ${this.maxClients})`);
     const now = performance.now();
     let from = this.handshakesFrom.get(address);
     if (from === undefined) {
@@ -154,8 +175,8 @@ export class UiNamespace {
       if (this.handshakesFrom.size < 4096) this.handshakesFrom.set(address, from);
     }
     from.at = now;
-    if (!from.bucket.take(now)) return "too many dashboard connections from this address: try again in a few seconds";
-    if (!this.handshakes.take(now)) return "too many dashboard connections: try again in a few seconds";
+    if (!from.bucket.take(now)) return atAddress("too many dashboard connections from this address: try again in a few seconds");
+    if (!this.handshakes.take(now)) return inAll("too many dashboard connections: try again in a few seconds");
     return null;
   }
 
