@@ -88,7 +88,7 @@ describe("a flood of agents and semaphores from one address", () => {
     ui.on("snapshot", (s: UiSnapshot) => void (s.state.hub.admission !== undefined && seen.push(s.state.hub.admission)));
     ui.on("delta", (d: UiDelta) => void (d.admission !== undefined && seen.push(d.admission)));
     await until(() => seen.length > 0 || undefined, "the dashboard's snapshot", 10_000);
-    expect(seen[0].refused).toEqual({ agents: 0, semaphores: 0, identity: 0 });
+    expect(seen[0].refused).toEqual({ agents: 0, semaphores: 0, identity: 0, dashboards: 0 });
     const first = await floodAgent(hub.url, "live-0", 1000);
     expect(first.acks).toEqual({ hello: true, register: true, samples: true });
     // Live: nothing to forget to make room.
