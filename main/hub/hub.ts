@@ -147,6 +147,9 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   attachAgentNamespace(io, core, agentTokens, { rate: o.agentRate, budget: o.agentBudget, addressBudget: o.agentAddressBudget, admission: o.admission }, scheduler, o.log);
   const ui = new UiNamespace(io, core, tokens, { ...o.ui, log: o.log });
   uiRef.current = ui;
+  // hub.admission counts the dashboards refused over a /ui cap beside the agents' refusals.
+  const agentAdmission = core.admission;
+  if (agentAdmission !== undefined) core.admission = () => ui.admission(agentAdmission());
 
   let port: number;
   try {

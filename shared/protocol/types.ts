@@ -353,14 +353,17 @@ export interface HubAdmission {
   agents: number;
   semaphores: number;
   limits: { maxAgents: number; maxAgentsPerAddress: number; maxSemaphores: number; maxSemaphoresPerAddress: number };
-  /** Refused hellos over an agent cap, messages over a semaphore cap, hellos taking over a live identity. */
-  refused: { agents: number; semaphores: number; identity: number };
   /**
-   * Optional addition: refused.agents and refused.semaphores split by the cap that refused them:
-   * `address` (the newcomer's address was at its own cap: one address flooding) or `total` (the
-   * hub was full). Each pair sums to its count in `refused`.
+   * Refused hellos over an agent cap, messages over a semaphore cap, hellos taking over a live
+   * identity, and (optional addition) dashboard handshakes over a /ui cap.
    */
-  refusedScope?: Record<"agents" | "semaphores", Record<CapScope, number>>;
+  refused: { agents: number; semaphores: number; identity: number; dashboards?: number };
+  /**
+   * Optional addition: refused.agents, refused.semaphores (and refused.dashboards, itself optional)
+   * split by the cap that refused them: `address` (the newcomer's address was at its own cap: one
+   * address flooding) or `total` (the hub was full). Each pair sums to its count in `refused`.
+   */
+  refusedScope?: Record<"agents" | "semaphores", Record<CapScope, number>> & { dashboards?: Record<CapScope, number> };
   /** Disconnected agents forgotten early to make room. */
   evictedAgents: number;
 }

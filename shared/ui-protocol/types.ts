@@ -122,6 +122,12 @@ export interface UiDelta {
   semaphores?: UiSemaphorePatch[];
   /** Keys of semaphores gone (unregistered, or their agent forgotten). */
   removed?: string[];
+  /**
+   * Optional addition: keys of semaphores whose config is gone (their agent's last register left
+   * them out, and it still reports them): drop the config held, after applying `semaphores`.
+   * A patch without `config` keeps the one held, so without this a config could not be taken back.
+   */
+  unconfigured?: string[];
   /** Agents new or changed: upsert by agentId. */
   agents?: AgentState[];
   /** agentIds forgotten by the hub. */

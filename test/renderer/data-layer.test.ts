@@ -145,6 +145,13 @@ describe("DashboardStore", () => {
     const changed = { ...config, queue: "lifo", acquireTimeoutMs: null } as const;
     s.applyDelta({ seq: 9, serverTime: T + 2000, rejected: 0, semaphores: [sem("checkout", "web-1", "db", { inUse: 6, t: T + 2000, config: changed })] });
     expect(s.semaphore("checkout/web-1/db")?.config).toEqual(changed);
+    // Unregistered but still reported: `unconfigured` takes the config back, and its listeners hear it.
+    const heard: unknown[] = [];
+    s.onSemaphore("checkout/web-1/db", (x) => heard.push(x.config));
+    s.applyDelta({ seq: 10, serverTime: T + 3000, rejected: 0, semaphores: [sem("checkout", "web-1", "db", { inUse: 7, t: T + 3000 })], unconfigured: ["checkout/web-1/db"] });
+    expect(s.semaphore("checkout/web-1/db")).toMatchObject({ inUse: 7 });
+    expect(s.semaphore("checkout/web-1/db")?.config).toBeUndefined();
+    expect(heard).toEqual([undefined]);
   });
 
   it("rebuilds a semaphore from a delta's patch, and says when a patch names one it never had", () => {

@@ -35,9 +35,12 @@ export class ChangeTracker {
   private structure = false;
   private alerts = new Map<string, AlertChange>();
   private thresholds = false;
+  /** Between watch() and unwatch(): every key marked meanwhile (take() or not), and whether anything went away. */
+  private watching: { keys: Set<string>; structure: boolean } | undefined;
 
   key(key: string): void {
     this.keys.add(key);
+    this.watching?.keys.add(key);
   }
 
   /**
@@ -45,6 +48,8 @@ export class ChangeTracker {
    * take(), an array push, where key() costs a hash insert into a set rebuilt after every take().
    */
   changed(m: Markable): void {
+    // Watched, a key marked before counts again: what moved during the watch, not since the last take().
+    if (this.watching !== undefined) this.watching.keys.add(m.key);
     if (m.changedMark === this.mark) return;
     m.changedMark = this.mark;
     this.marked[this.markedCount++] = m.key;
@@ -58,11 +63,12 @@ export class ChangeTracker {
   agentRemoved(agentId: string): void {
     this.agents.delete(agentId);
     this.removedAgents.add(agentId);
-    this.structure = true;
+    this.structural();
   }
 
   structural(): void {
     this.structure = true;
+    if (this.watching !== undefined) this.watching.structure = true;
   }
 
   alert(changes: readonly AlertChange[]): void {
@@ -71,7 +77,7 @@ export class ChangeTracker {
       this.alerts.delete(c.alert.id);
       this.alerts.set(c.alert.id, c);
       // A semaphore's status follows its alerts.
-      this.keys.add(c.alert.key);
+      this.key(c.alert.key);
     }
   }
 
@@ -99,6 +105,22 @@ export class ChangeTracker {
     const keys = [...this.keys];
     for (let i = 0; i < this.markedCount; i++) keys.push(this.marked[i]);
     return { keys, structure: this.structure || this.removedAgents.size > 0 };
+  }
+
+  /**
+   * Starts collecting the keys marked from now on, and whether semaphores or agents go away, apart
+   * from take(): work done a slice at a time (a /ui fleet:get) learns what moved while it ran. One
+   * watch at a time: a second replaces the first.
+   */
+  watch(): void {
+    this.watching = { keys: new Set(), structure: false };
+  }
+
+  /** What was marked since watch() (nothing without one), and the watch ended. */
+  unwatch(): { keys: string[]; structure: boolean } {
+    const w = this.watching;
+    this.watching = undefined;
+    return w === undefined ? { keys: [], structure: false } : { keys: [...w.keys], structure: w.structure };
   }
 
   /** What changed since the last take(). Its `keys` must be read before the next take(). */

@@ -40,6 +40,8 @@ export class UiDeltas {
   private known = new Set<string>();
   /** The registration each key's config was last sent in a delta with (snapshots carry every config). */
   private readonly sentInfo = new Map<string, SemaphoreInfo>();
+  /** Keys dashboards may hold a config for (from a snapshot or a delta): one unregistered since is said to be. */
+  private configured = new Set<string>();
   /** The identity each key was last sent with in a delta (UiSemaphorePatch: later entries leave it out). */
   private readonly sentIdentity = new Map<string, Pick<SemaphoreState, UiIdentityField>>();
   /** The fleet entries dashboards hold: a delta carries only those that changed. */
@@ -56,6 +58,7 @@ export class UiDeltas {
     this.fleetView.clear();
     this.known.clear();
     this.sentInfo.clear();
+    this.configured.clear();
     this.sentIdentity.clear();
     this.fleet.clear();
   }
@@ -67,13 +70,19 @@ export class UiDeltas {
   *taken(built: BuiltSnapshot, everyone: boolean, alone: boolean): Generator<void, void, void> {
     if (everyone) {
       this.known = new Set(built.keys);
+      this.configured = new Set(built.configured);
       // Every dashboard holds every identity now; keys the snapshot dropped must not linger.
       this.sentIdentity.clear();
-    } else
+    } else {
       for (let i = 0; i < built.keys.length; i++) {
         this.known.add(built.keys[i]);
         if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
       }
+      for (let i = 0; i < built.configured.length; i++) {
+        this.configured.add(built.configured[i]);
+        if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
+      }
+    }
     // Alone, they hold exactly this fleet; with others, the next delta brings everyone level.
     const byAll = everyone || alone;
     if (byAll) this.fleet.clear();
@@ -114,6 +123,7 @@ export class UiDeltas {
         if (removed.length > 0) parts.push(`"removed":${JSON.stringify(removed)}`);
         for (const k of removed) {
           this.sentInfo.delete(k);
+          this.configured.delete(k);
           this.sentIdentity.delete(k);
         }
         this.known = current;
@@ -123,9 +133,11 @@ export class UiDeltas {
       const configChanged = (key: string, info: SemaphoreInfo): boolean => {
         if (this.sentInfo.get(key) === info) return false;
         this.sentInfo.set(key, info);
+        this.configured.add(key);
         return true;
       };
       const patches = new JsonItems();
+      const unconfigured: string[] = [];
       for (let i = 0; i < keys.length; i++) {
         const tracker = registry.tracker(keys[i]);
         // Alert keys (an agent's, a group's) have no tracker; a semaphore gone since is in the next delta.
@@ -134,10 +146,16 @@ export class UiDeltas {
           const s = tracker.figures();
           patches.push(JSON.stringify(toPatch(uiSemaphore(core, s, configChanged), this.identityChanged(s))));
           this.known.add(s.key);
+          // Left out of its agent's last register but still reported: a patch cannot drop a config.
+          if (!tracker.registered && this.configured.delete(s.key)) {
+            this.sentInfo.delete(s.key);
+            unconfigured.push(s.key);
+          }
         }
         if (i % BATCH === BATCH - 1) yield;
       }
       if (patches.count > 0) parts.push(`"semaphores":[${patches.text()}]`);
+      if (unconfigured.length > 0) parts.push(`"unconfigured":${JSON.stringify(unconfigured)}`);
     }
     if (changes.agents.size > 0) parts.push(`"agents":${JSON.stringify(core.registry.agents().filter((a) => changes.agents.has(a.agentId)))}`);
     if (changes.removedAgents.size > 0) parts.push(`"removedAgents":${JSON.stringify([...changes.removedAgents])}`);

@@ -99,7 +99,7 @@ export class HubMetrics {
     hubCounter("duplicate_batches", "Sample batches acknowledged as already received.", () => st.duplicates);
     hubCounter("rate_limited", "Agent messages refused for rate.", () => st.rateLimited);
     hubCounter("closed_for_size", "Agent connections closed for a packet over 1 MiB.", () => st.closedForSize);
-    hubCounter("handshakes_refused", "Handshakes refused (unauthorized, unsupported_protocol).", () => st.handshakesRefused);
+    hubCounter("handshakes_refused", "Handshakes refused (unauthorized, unsupported_protocol, over a /ui dashboard cap).", () => st.handshakesRefused);
     hubCounter("ui_dropped", "Dashboards dropped for falling behind.", () => st.uiDropped);
     hubCounter("recorded_lines", "Lines written to the recording.", () => core.recording?.lines ?? 0);
     hubGauge("agents_connected", "Agents connected now.", () => core.registry.agents().filter((a) => a.connected).length);
@@ -112,13 +112,13 @@ export class HubMetrics {
     hubCounter("agents_evicted", "Disconnected agents forgotten early to make room for a new one.", () => core.admission?.().evictedAgents ?? 0);
     const refused: Counter<"what" | "scope"> = new Counter({
       name: "semscope_hub_admission_refused_total",
-      help: "Refused for a cap or an identity: agents (a hello over an agent cap), semaphores (a message over a semaphore cap), identity (a hello taking over a live agentId or service/instance); scope: the cap's, address (one address at its own) or total (the hub full).",
+      help: "Refused for a cap or an identity: agents (a hello over an agent cap), semaphores (a message over a semaphore cap), identity (a hello taking over a live agentId or service/instance), dashboards (a /ui handshake over a dashboard cap); scope: the cap's, address (one address at its own) or total (the hub full).",
       labelNames: ["what", "scope"],
       registers: [r],
       collect: () => {
         refused.reset();
         const a = core.admission?.();
-        for (const what of ["agents", "semaphores"] as const) for (const scope of ["address", "total"] as const) refused.inc({ what, scope }, a?.refusedScope?.[what][scope] ?? 0);
+        for (const what of ["agents", "semaphores", "dashboards"] as const) for (const scope of ["address", "total"] as const) refused.inc({ what, scope }, a?.refusedScope?.[what]?.[scope] ?? 0);
         refused.inc({ what: "identity" }, a?.refused.identity ?? 0);
       },
     });

@@ -18,6 +18,8 @@ export interface BuiltSnapshot {
   readonly json: string;
   /** The semaphore keys and the fleet it holds: dashboards holding it know these. */
   readonly keys: readonly string[];
+  /** The keys it gives a config (registered semaphores). */
+  readonly configured: readonly string[];
   readonly fleet: readonly UiFleetEntry[];
 }
 
@@ -33,6 +35,7 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   const pending = core.changes.pending();
   yield* fleetView.freshen(pending.keys, pending.structure);
   const keys: string[] = [];
+  const configured: string[] = [];
   const semaphores = new JsonItems();
   const sparklines = new JsonItems();
   const scratch = new WindowScratch();
@@ -40,7 +43,9 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
     const tracker = trackers[i];
     const key = tracker.key;
     keys.push(key);
-    semaphores.push(JSON.stringify(uiSemaphore(core, tracker.figures())));
+    const semaphore = uiSemaphore(core, tracker.figures());
+    if (semaphore.config !== undefined) configured.push(key);
+    semaphores.push(JSON.stringify(semaphore));
     if (sparklines.count < UI_LIMITS.maxSparklines) {
       const line = sparkline(core, key, scratch);
       if (line !== undefined) sparklines.push(`${JSON.stringify(key)}:${JSON.stringify(line)}`);
@@ -63,5 +68,5 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
     `${head}${semaphores.text()}],"alerts":${JSON.stringify(engine.activeAlerts())}},` +
     `"alertLog":${JSON.stringify(engine.allAlerts())},"fleet":[${fleetJson.text()}],` +
     `"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{${sparklines.text()}},"limits":${JSON.stringify(limits)}}`;
-  return { json, keys, fleet };
+  return { json, keys, configured, fleet };
 }

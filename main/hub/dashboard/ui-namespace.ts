@@ -22,7 +22,7 @@ import {
 } from "../../../shared/ui-protocol/index.js";
 import { UI_NAMESPACE } from "../../../shared/protocol/index.js";
 import { contained, reply, splitArgs } from "../socket/listener.js";
-import type { Ack } from "../../../shared/protocol/index.js";
+import type { Ack, CapScope, HubAdmission } from "../../../shared/protocol/index.js";
 import type { TokenCheck } from "../auth.js";
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
@@ -32,7 +32,8 @@ import { AFTER_ACK, AFTER_EVENT, rawJsonBroadcasts, rawJsonReplies, RawJson } fr
 import { UiDeltas } from "./delta-builder.js";
 import { buildSnapshot, type BuiltSnapshot } from "./snapshot-builder.js";
 import { runToEnd, runUntil, SLICE_MS, type Job } from "./slices.js";
-import { fleetHistoryView, historyView, uiFleet, type ViewResult } from "./views.js";
+import { currentFleet, fleetJson } from "./fleet-answer.js";
+import { fleetHistoryView, historyView, type ViewResult } from "./views.js";
 
 type UiSocket = Socket<UiToHubEvents, HubToUiEvents>;
 type RequestName = keyof UiToHubEvents;
@@ -61,7 +62,9 @@ interface Waiter {
   readonly ack?: (answer: unknown) => void;
 }
 
-type JobKind = "delta" | "snapshot";
+type JobKind = "delta" | "snapshot" | "fleet";
+
+type AckFn = (answer: unknown) => void;
 
 const INTERNAL_ERROR = { ok: false, error: "internal error" } as const;
 
@@ -89,6 +92,9 @@ export class UiNamespace {
   private readonly allowance = new WeakMap<UiSocket, number>();
   /** Asked for a snapshot after the build under way began: they get the next one. */
   private queued: Waiter[] = [];
+  /** `fleet:get`s waiting for the next fleet job, and those the one under way answers. */
+  private fleetAsked: AckFn[] = [];
+  private fleetAnswering: AckFn[] = [];
   /** The delta or snapshot being built or sent, one at a time. */
   private job: Job | undefined;
   /** Who the snapshot being built or handed out is for, and how many of them have it. */
@@ -97,6 +103,8 @@ export class UiNamespace {
   private cached: { built: BuiltSnapshot; raw: RawJson; seq: number; hub: string; at: number } | undefined;
   /** A delta is due but waits for a snapshot's build or hand-out. */
   private flushOwed = false;
+  /** Handshakes refused over a dashboard cap, by the cap's scope (the old total is stats.handshakesRefused). */
+  readonly refusedScope: Record<CapScope, number> = { address: 0, total: 0 };
   /** Snapshots built (tests read it: one per generation, not one per dashboard). */
   builds = 0;
   /** Dashboards connected per remote address, and recent handshakes per address and in all. */
@@ -119,8 +127,11 @@ export class UiNamespace {
     this.nsp = io.of(UI_NAMESPACE);
     rawJsonBroadcasts(this.nsp);
     this.nsp.use((socket, next) => {
-      const why = tokens.refuseHandshake(socket.handshake.auth) ?? this.refuseAdmission(socket.handshake.address);
+      const unauthorized = tokens.refuseHandshake(socket.handshake.auth);
+      const capped = unauthorized === null ? this.refuseAdmission(socket.handshake.address) : null;
+      const why = unauthorized ?? capped?.why ?? null;
       if (why === null) return next();
+      if (capped !== null) this.refusedScope[capped.scope]++;
       core.stats.handshakesRefused++;
       core.reject();
       next(new Error(why));
@@ -139,12 +150,31 @@ export class UiNamespace {
     this.job = undefined;
     this.handing = undefined;
     this.queued = [];
+    this.fleetAsked = [];
+    this.fleetAnswering = [];
+    this.core.changes.unwatch();
   }
 
-  /** Why a new dashboard from `address` is refused (a sentence the page shows), or null. */
-  private refuseAdmission(address: string): string | null {
-    if ((this.perAddress.get(address) ?? 0) >= this.maxClientsPerAddress) return `too many dashboards from this address (at most ${this.maxClientsPerAddress})`;
-    if (this.nsp.sockets.size >= this.maxClients) return `too many dashboards connected to this hub (at most ${this.maxClients})`;
+  /**
+   * `admission` (the agents' caps and refusals) with the dashboards refused over a /ui cap, by the
+   * cap's scope (hub.admission's refused.dashboards and refusedScope.dashboards).
+   */
+  admission(admission: HubAdmission): HubAdmission {
+    const { address, total } = this.refusedScope;
+    const scope = admission.refusedScope;
+    return {
+      ...admission,
+      refused: { ...admission.refused, dashboards: address + total },
+      ...(scope !== undefined ? { refusedScope: { ...scope, dashboards: { address, total } } } : {}),
+    };
+  }
+
+  /** Why a new dashboard from `address` is refused (a sentence the page shows) and which cap's scope refused it, or null. */
+  private refuseAdmission(address: string): { why: string; scope: CapScope } | null {
+    const atAddress = (why: string) => ({ why, scope: "address" as const });
+    const inAll = (why: string) => ({ why, scope: "total" as const });
+    if ((this.perAddress.get(address) ?? 0) >= this.maxClientsPerAddress) return atAddress(`too many dashboards from this address (at most ${this.maxClientsPerAddress})`);
+    if (this.nsp.sockets.size >= this.maxClients) return inAll(`too many dashboards connected to this hub (at most ${this.maxClients})`);
     const now = performance.now();
     let from = this.handshakesFrom.get(address);
     if (from === undefined) {
@@ -154,8 +184,8 @@ export class UiNamespace {
       if (this.handshakesFrom.size < 4096) this.handshakesFrom.set(address, from);
     }
     from.at = now;
-    if (!from.bucket.take(now)) return "too many dashboard connections from this address: try again in a few seconds";
-    if (!this.handshakes.take(now)) return "too many dashboard connections: try again in a few seconds";
+    if (!from.bucket.take(now)) return atAddress("too many dashboard connections from this address: try again in a few seconds");
+    if (!this.handshakes.take(now)) return inAll("too many dashboard connections: try again in a few seconds");
     return null;
   }
 
@@ -191,10 +221,8 @@ export class UiNamespace {
       socket.on(name, (...args: unknown[]) => {
         const { payload, ack } = splitArgs(args);
         if (name === "snapshot:get") return contained("dashboard snapshot:get", this.opts.log, undefined, () => this.snapshotRequest(socket, bucket, payload, ack));
-        // fleet:get merges every group's histograms in one turn, as a snapshot's fleet once did: it is
-        // charged as a snapshot is, so a request burst cannot buy a hundred of them.
-        const charged = () => (name === "fleet:get" ? this.chargeSnapshot(bucket) : bucket.take());
-        const run = () => (charged() ? this.request(name, payload) : this.refuse("rate limit exceeded"));
+        if (name === "fleet:get") return contained("dashboard fleet:get", this.opts.log, undefined, () => this.fleetRequest(bucket, payload, ack));
+        const run = () => (bucket.take() ? this.request(name, payload) : this.refuse("rate limit exceeded"));
         reply(ack, contained(`dashboard ${name}`, this.opts.log, INTERNAL_ERROR, run));
       });
     }
@@ -213,12 +241,46 @@ export class UiNamespace {
     this.wantSnapshot({ socket, ack: ack ?? (() => undefined) });
   }
 
+  /**
+   * `fleet:get`: charged as a snapshot is (it can recompute every group), answered by the next
+   * fleet job, which answers everyone who asked meanwhile with one fleet.
+   */
+  private fleetRequest(bucket: TokenBucket, payload: unknown, ack: AckFn | undefined): void {
+    const p = parsePayload(uiEmptyRequestSchema, payload);
+    if (!p.ok) return reply(ack, this.refuse(p.error));
+    if (!this.chargeSnapshot(bucket)) return reply(ack, this.refuse("rate limit exceeded"));
+    this.storeDeferred();
+    this.fleetAsked.push(ack ?? (() => undefined));
+    if (!this.busy) this.startFleet();
+  }
+
+  private startFleet(): void {
+    const acks = this.fleetAsked;
+    this.fleetAsked = [];
+    this.start("fleet", this.answerFleet(acks));
+  }
+
+  /** The fleet brought up to date a slice at a time (fleet-answer.ts), then its text to each who asked. */
+  private *answerFleet(acks: AckFn[]): Job {
+    this.fleetAnswering = acks;
+    let raw: RawJson | undefined;
+    try {
+      const fleet = yield* currentFleet(this.core, this.deltas.fleetView);
+      raw = new RawJson(yield* fleetJson(fleet));
+      yield* raw.prepare(AFTER_ACK);
+    } catch (err) {
+      this.opts.log(`semscope hub: dashboard fleet:get failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+    this.fleetAnswering = [];
+    for (const ack of acks) reply(ack, raw === undefined ? INTERNAL_ERROR : { ok: true, fleet: raw });
+  }
+
   private refuse(error: string): Ack {
     this.core.reject();
     return { ok: false, error };
   }
 
-  private request(name: Exclude<RequestName, "snapshot:get">, payload: unknown): Ack {
+  private request(name: Exclude<RequestName, "snapshot:get" | "fleet:get">, payload: unknown): Ack {
     this.storeDeferred();
     const core = this.core;
     switch (name) {
@@ -227,10 +289,6 @@ export class UiNamespace {
         if (!p.ok) return this.refuse(p.error);
         const r = answer(historyView(core, p.value.key, p.value));
         return r.ok ? r : this.refuse(r.error);
-      }
-      case "fleet:get": {
-        const p = parsePayload(uiEmptyRequestSchema, payload);
-        return p.ok ? { ok: true, fleet: uiFleet(core.engine.fleet()) } : this.refuse(p.error);
       }
       case "fleet:history": {
         const p = parsePayload(uiFleetHistoryRequestSchema, payload);
@@ -290,14 +348,17 @@ export class UiNamespace {
   }
 
   /**
-   * Nothing is being built or sent: the next job. After a delta, a snapshot asked for goes first;
-   * after a snapshot, the delta it held back; so neither waits for more than one of the other.
+   * Nothing is being built or sent: the next job, the kinds taken in turn after the one that ran
+   * (a delta, a snapshot, a fleet:get answer), so none waits for more than one of each other kind.
    */
   private idle(after: JobKind): void {
-    if (this.busy) return;
-    if (after === "delta" && this.queued.length > 0) return this.startBuild();
-    if (this.flushOwed) this.flush();
-    if (this.queued.length > 0 && !this.busy) this.startBuild();
+    const order: readonly JobKind[] = after === "delta" ? ["snapshot", "fleet", "delta"] : after === "snapshot" ? ["fleet", "delta", "snapshot"] : ["delta", "snapshot", "fleet"];
+    for (const kind of order) {
+      if (this.busy) return;
+      if (kind === "delta" && this.flushOwed) this.flush();
+      else if (kind === "snapshot" && this.queued.length > 0) this.startBuild();
+      else if (kind === "fleet" && this.fleetAsked.length > 0) this.startFleet();
+    }
   }
 
   /** `w` gets a snapshot holding everything stored by now, and the deltas after it. */
@@ -377,9 +438,14 @@ export class UiNamespace {
     this.deltas.fleetView.clear();
     // Whatever was built or queued describes the hub before the jump: everyone gets this one instead.
     const answers = [...(this.handing?.waiters.slice(this.handing.next) ?? []), ...this.queued].filter((w) => w.ack !== undefined);
+    const fleetAsked = [...this.fleetAnswering, ...this.fleetAsked];
     this.job = undefined;
     this.handing = undefined;
     this.queued = [];
+    this.fleetAsked = [];
+    this.fleetAnswering = [];
+    // A fleet:get's watch, if one was under way: its answer is made below.
+    this.core.changes.unwatch();
     this.flushOwed = false;
     const seq = this.deltas.seq;
     const built = runToEnd(buildSnapshot(this.core, seq, this.opts.deltaIntervalMs, this.deltas.fleetView));
@@ -390,6 +456,11 @@ export class UiNamespace {
     this.nsp.emit("snapshot", raw as unknown as UiSnapshot);
     for (const socket of this.nsp.sockets.values()) this.joined(socket);
     for (const w of answers) if (w.socket.connected) reply(w.ack, { ok: true, snapshot: raw });
+    // The snapshot's build brought the fleet view up to date with the hub after the jump.
+    if (fleetAsked.length > 0) {
+      const fleet = this.deltas.fleetView.list();
+      for (const ack of fleetAsked) reply(ack, { ok: true, fleet });
+    }
   }
 
   /** One delta for every dashboard: what changed since the last one. Runs on the timer. */

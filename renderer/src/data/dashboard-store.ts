@@ -203,7 +203,8 @@ export class DashboardStore {
       this.admission = d.admission;
       changed.push("connection");
     }
-    const touched: UiSemaphore[] = [];
+    /** The semaphores this delta changed, by key: each one's listeners hear of it once. */
+    const touched = new Map<string, UiSemaphore>();
 
     if (d.agents !== undefined || d.removedAgents !== undefined) {
       const flipped = new Set<string>();
@@ -237,7 +238,18 @@ export class DashboardStore {
         let ring = this.sparks.get(s.key);
         if (ring === undefined) this.sparks.set(s.key, (ring = new SparkRing(SPARK_POINTS)));
         if (s.t !== null) ring.push(s.t, s.inUse, s.waiters);
-        touched.push(s);
+        touched.set(s.key, s);
+      }
+      changed.push("semaphores");
+    }
+    if (d.unconfigured !== undefined) {
+      // A patch keeps the config held when it carries none: these keys' configs are gone.
+      for (const k of d.unconfigured) {
+        const s = this.sems.get(k);
+        if (s?.config === undefined) continue;
+        const { config: _dropped, ...rest } = s;
+        this.sems.set(k, rest);
+        touched.set(k, rest);
       }
       changed.push("semaphores");
     }
@@ -263,7 +275,7 @@ export class DashboardStore {
       changed.push("alerts");
     }
     if (changed.length > 0) this.bump(changed);
-    for (const s of touched) this.emitKey(s);
+    for (const s of touched.values()) this.emitKey(s);
     return complete;
   }
 

@@ -27,6 +27,8 @@ export async function startHub(opts: HubOptions = {}): Promise<Hub> {
 export interface ClientOptions {
   auth?: Record<string, unknown>;
   transports?: ("websocket" | "polling")[];
+  /** The local address to connect from (a loopback alias such as 127.0.0.2: the hub sees another remote host). */
+  from?: string;
 }
 
 /** A raw socket.io client on `ns`; resolves once connected, rejects with the connect_error message. */
@@ -36,6 +38,7 @@ export function client(url: string, ns: "/agent" | "/ui" | "/replay", opts: Clie
     reconnection: false,
     transports: opts.transports ?? ["websocket"],
     auth: opts.auth ?? { protocol: 1 },
+    ...(opts.from !== undefined ? ({ localAddress: opts.from } as object) : {}),
   });
   onCleanup(() => socket.disconnect());
   return new Promise((resolve, reject) => {

@@ -39,10 +39,11 @@ const stateSchema = z.strictObject({
         agents: z.number().int().min(0),
         semaphores: z.number().int().min(0),
         limits: z.strictObject({ maxAgents: z.number(), maxAgentsPerAddress: z.number(), maxSemaphores: z.number(), maxSemaphoresPerAddress: z.number() }),
-        refused: z.strictObject({ agents: z.number(), semaphores: z.number(), identity: z.number() }),
+        refused: z.strictObject({ agents: z.number(), semaphores: z.number(), identity: z.number(), dashboards: z.number() }),
         refusedScope: z.strictObject({
           agents: z.strictObject({ address: z.number(), total: z.number() }),
           semaphores: z.strictObject({ address: z.number(), total: z.number() }),
+          dashboards: z.strictObject({ address: z.number(), total: z.number() }),
         }),
         evictedAgents: z.number(),
       })
@@ -144,9 +145,9 @@ describe("GET /api/stats", () => {
       agents: 2,
       semaphores: 2,
       limits: { maxAgents: 2, maxAgentsPerAddress: 1000, maxSemaphores: 3, maxSemaphoresPerAddress: 10_000 },
-      refused: { agents: 1, semaphores: 1, identity: 1 },
+      refused: { agents: 1, semaphores: 1, identity: 1, dashboards: 0 },
       // Both from the hub's caps in all: this address holds far less than its own.
-      refusedScope: { agents: { address: 0, total: 1 }, semaphores: { address: 0, total: 1 } },
+      refusedScope: { agents: { address: 0, total: 1 }, semaphores: { address: 0, total: 1 }, dashboards: { address: 0, total: 0 } },
       evictedAgents: 0,
     });
   });

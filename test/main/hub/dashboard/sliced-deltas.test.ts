@@ -1,22 +1,40 @@
 // A dashboard that applies every delta (the renderer's DashboardStore) ends up holding what a fresh
-// snapshot shows, whatever happened meanwhile: samples, registers that drop semaphores, agents
-// leaving and coming back, thresholds, and snapshots asked for while deltas are built. The hub
+// snapshot shows, whatever happened meanwhile: samples (of registered semaphores and of ones their
+// agent left out of its last register), registers that drop semaphores or change their cap, name,
+// kind and config, agents leaving and coming back, thresholds, and snapshots asked for while deltas are built. The hub
 // cuts every delta and snapshot at every step (ui.sliceMs 0), so agents' messages and requests
 // land between the slices of each one.
 import fc from "fast-check";
-import type { Socket } from "socket.io-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { DashboardStore } from "../../../../renderer/src/data/dashboard-store.js";
+import type { SemaphoreInfo } from "../../../../shared/protocol/index.js";
 import type { UiDelta, UiSnapshot } from "../../../../shared/ui-protocol/index.js";
+import { fleetAgents } from "./fleet-agents.js";
 import { AGENTS, agentStepArb } from "./fleet-steps.js";
-import { agent, cleanupAll, client, info, request, sample, sleep, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
+import { cleanupAll, client, info, request, sleep, startHub, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 
 const IDS = ["db", "cache", "http", "queue", "pool", "redis"];
 
+/** A semaphore's registration in one of a few shapes: a re-register may change its cap, name, kind and config. */
+function registration(id: string, variant: number): SemaphoreInfo {
+  if (variant === 1) return info(id, { budget: 25, cap: 20 });
+  if (variant === 2) return info(id, { budget: 25, name: `${id}-renamed` });
+  if (variant === 3) return info(id, { kind: "pool", queue: "lifo", maxWaiters: 5, acquireTimeoutMs: 100 });
+  return info(id, { budget: 25 });
+}
+
 const stepArb = fc.oneof(
   { weight: 7, arbitrary: agentStepArb(IDS) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("reregister" as const),
+      agent: fc.nat(AGENTS.length - 1),
+      semaphores: fc.uniqueArray(fc.record({ id: fc.constantFrom(...IDS), variant: fc.nat(3) }), { selector: (x) => x.id, maxLength: IDS.length }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("leave" as const), agent: fc.nat(AGENTS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("thresholds" as const), windowMs: fc.integer({ min: 1000, max: 20_000 }) }) },
   { weight: 2, arbitrary: fc.constant({ kind: "snapshot" as const }) },
@@ -57,17 +75,7 @@ describe("/ui deltas built in slices", () => {
       fc.asyncProperty(fc.array(stepArb, { minLength: 5, maxLength: 25 }), async (steps) => {
         const hub = await startHub({ ui: { sliceMs: 0 } });
         try {
-          const sockets: (Socket | undefined)[] = [];
-          const seqs = AGENTS.map(() => 0);
-          // Samples go to registered semaphores only: a delta cannot take back a config once sent
-          // (docs/protocol.md), so one sampled after its agent unregistered it keeps its old config.
-          const registered = AGENTS.map(() => IDS);
-          const connect = async (i: number) => {
-            const a = AGENTS[i];
-            registered[i] = IDS;
-            sockets[i] = await agent(hub, a.agentId, IDS.map((id) => info(id, { budget: 25 })), { service: a.service, instance: a.instance });
-          };
-          for (let i = 0; i < AGENTS.length; i++) await connect(i);
+          const agents = await fleetAgents(hub, IDS);
 
           const store = new DashboardStore();
           const problems: string[] = [];
@@ -84,20 +92,12 @@ describe("/ui deltas built in slices", () => {
           const asked: Promise<unknown>[] = [];
 
           for (const step of steps) {
-            if (step.kind === "samples") {
-              const s = sockets[step.agent] ?? (await connect(step.agent), sockets[step.agent]!);
-              const items = step.ids.filter((id) => registered[step.agent].includes(id)).map((id) => sample(id, { inUse: step.inUse, waitMs: summaryOf(...step.waits) }));
-              const ack = await request<AckAnswer>(s, "samples", { seq: ++seqs[step.agent], t: T0 + seqs[step.agent] * 1000, intervalMs: 1000, items });
-              expect(ack.ok).toBe(true);
-            } else if (step.kind === "register") {
-              const s = sockets[step.agent];
-              if (s === undefined) continue;
-              await request(s, "register", { semaphores: step.ids.map((id) => info(id, { budget: 25 })) });
-              registered[step.agent] = step.ids;
-            } else if (step.kind === "leave") {
-              sockets[step.agent]?.disconnect();
-              sockets[step.agent] = undefined;
-            } else if (step.kind === "thresholds") {
+            // Samples registered or not: one its agent left out of its last register is sampled as unregistered.
+            if (step.kind === "samples") await agents.samples(step.agent, step.ids, step.inUse, step.waits);
+            else if (step.kind === "register") await agents.register(step.agent, step.ids.map((id) => info(id, { budget: 25 })));
+            else if (step.kind === "reregister") await agents.register(step.agent, step.semaphores.map((x) => registration(x.id, x.variant)));
+            else if (step.kind === "leave") agents.leave(step.agent);
+            else if (step.kind === "thresholds") {
               expect((await request<AckAnswer>(other, "thresholds:set", { patch: { convoy: { windowMs: step.windowMs } } })).ok).toBe(true);
             } else if (step.kind === "snapshot") {
               // Not awaited: the answer comes while the next steps' deltas are built.
