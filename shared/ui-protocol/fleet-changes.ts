@@ -87,6 +87,8 @@ export class FleetChangeTracker {
   /** Some dashboards just got `fleet` in a snapshot (the others hold what deltas said). */
   snapshotTaken(fleet: readonly UiFleetEntry[]): void {
     for (const f of fleet) this.entryTaken(f, false);
+    const has = new Set(fleet.map((f) => f.key));
+    this.missingTaken((k) => has.has(k));
   }
 
   /** Every dashboard just got `fleet` in a snapshot: they all hold exactly it. */
@@ -106,6 +108,14 @@ export class FleetChangeTracker {
     }
     const before = this.sent.get(f.key);
     if (before === undefined || before === null || !sameFleetEntry(before, f)) this.sent.set(f.key, null);
+  }
+
+  /**
+   * After some (not all) dashboards took a snapshot: the entries for which `has` is false may be
+   * held by the others but not by them, so the next delta resends each (or says it went away).
+   */
+  missingTaken(has: (key: string) => boolean): void {
+    for (const [k, f] of this.sent) if (f !== null && !has(k)) this.sent.set(k, null);
   }
 
   /** No dashboard is left. */

@@ -203,6 +203,9 @@ export class HubCore {
     this.stats.accepted++;
     this.record({ r: now, k: "events", a: rec.agentId, p: batch });
     this.applied(engine.events(rec.agentId, batch, now), rec);
+    // An event may name a semaphore no register or sample made yet: the engine creates it, and
+    // deltas and the fleet view learn of it only through its key.
+    for (const ev of batch.items) this.changes.key(this.agents.keyOf(rec, ev.id));
     return { ok: true };
   }
 

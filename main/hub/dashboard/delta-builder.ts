@@ -90,6 +90,12 @@ export class UiDeltas {
       this.fleet.entryTaken(built.fleet[i], byAll);
       if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
     }
+    // Groups the snapshot lacks (gone meanwhile) are still held by the others, not by its takers.
+    if (!byAll) {
+      const has = new Set<string>();
+      for (const f of built.fleet) has.add(f.key);
+      this.fleet.missingTaken((k) => has.has(k));
+    }
   }
 
   /**

@@ -23,6 +23,11 @@ export class FleetView {
   /** The keys sorted, until a group comes or goes (a value changing keeps the order). */
   private sortedKeys: string[] | undefined;
   private valid = false;
+  /**
+   * Groups freshen() recomputed since the last update: still news for it even when what moved
+   * them is gone by then (an agent that left and came back flips nothing the update can see).
+   */
+  private readonly freshened = new Set<string>();
 
   constructor(private readonly core: HubCore) {}
 
@@ -54,6 +59,12 @@ export class FleetView {
       }
       touched = found;
     }
+    if (this.freshened.size > 0) {
+      const all = new Set(touched);
+      for (const gk of this.freshened) all.add(gk);
+      touched = all;
+      this.freshened.clear();
+    }
     const flipped = new Set<string>();
     for (const a of core.registry.values()) {
       if (this.live.get(a.agentId) === a.live) continue;
@@ -71,7 +82,12 @@ export class FleetView {
    * recomputes those groups again (their keys and flips are still pending) and reports them.
    */
   *freshen(keys: readonly string[], structure: boolean): Generator<void, void, void> {
-    if (structure || !this.valid) return yield* this.rebuild(new Map());
+    if (structure || !this.valid) {
+      const rebuilt: MovedGroups = new Map();
+      yield* this.rebuild(rebuilt);
+      for (const gk of rebuilt.keys()) this.freshened.add(gk);
+      return;
+    }
     const core = this.core;
     const groups = new Set<string>();
     for (const key of keys) {
@@ -79,6 +95,7 @@ export class FleetView {
       if (gk !== undefined) groups.add(gk);
     }
     for (const a of core.registry.values()) if (this.live.get(a.agentId) !== a.live) for (const gk of core.engine.groupsOf(a.agentId)) groups.add(gk);
+    for (const gk of groups) this.freshened.add(gk);
     yield* this.recompute(groups, new Map());
   }
 
@@ -131,6 +148,7 @@ export class FleetView {
     yield* this.recompute(groups, moved);
     for (const k of old.keys()) if (!this.entries.has(k)) moved.set(k, undefined);
     this.valid = true;
+    this.freshened.clear();
   }
 
   /** The group keys, sorted (as fleet() orders its entries). */
@@ -155,6 +173,7 @@ export class FleetView {
     this.valid = false;
     this.entries.clear();
     this.live.clear();
+    this.freshened.clear();
     this.sortedKeys = undefined;
   }
 }

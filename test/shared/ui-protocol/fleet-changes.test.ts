@@ -57,6 +57,17 @@ describe("FleetChangeTracker", () => {
     expect(d.removed).toEqual(["checkout/queue"]);
   });
 
+  it("resends a group a new dashboard's snapshot lacked when it is back as the others hold it", () => {
+    const t = new FleetChangeTracker();
+    t.take([entry("db", { inUse: 1 }), entry("cache")]);
+    // cache was gone (its agent away) when the snapshot was taken, and is back unchanged by the next delta.
+    t.snapshotTaken([entry("db", { inUse: 1 })]);
+    expect(t.take([entry("db", { inUse: 1 }), entry("cache")]).changed.map((f) => f.key)).toEqual(["checkout/cache"]);
+    // Still gone at the next delta instead: the dashboards that hold it are told.
+    t.snapshotTaken([entry("db", { inUse: 1 })]);
+    expect(t.take([entry("db", { inUse: 1 })])).toEqual({ changed: [], removed: ["checkout/cache"] });
+  });
+
   it("starts over from a snapshot every dashboard got, and from nothing once none is left", () => {
     const t = new FleetChangeTracker();
     t.take([entry("db", { inUse: 1 })]);
