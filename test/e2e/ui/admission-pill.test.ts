@@ -2,36 +2,28 @@
 // connection appears and its tooltip says how many dashboards were refused, and at which cap.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UI_LIMITS } from "../../../shared/ui-protocol/index.js";
-import { cleanupAll, client, startHub } from "../../main/hub/helpers.js";
-import { buildRenderer, launchBrowser, until, type Browser } from "../browser.js";
+import { client } from "../../main/hub/helpers.js";
+import { until } from "../browser.js";
+import { openHubDashboard, type HubDashboard } from "./hub-dashboard.js";
 
 describe("dashboards refused at the caps, in the dashboard", () => {
-  let built: Awaited<ReturnType<typeof buildRenderer>> | undefined;
-  let browser: Browser | undefined;
-  let url: string;
+  let dashboard: HubDashboard | undefined;
 
   beforeAll(async () => {
-    built = await buildRenderer();
-    const hub = await startHub({ staticDir: built.dir });
-    url = hub.url;
-    browser = await launchBrowser();
-    await browser.page.goto(hub.url);
+    dashboard = await openHubDashboard();
   }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await cleanupAll();
-    built?.remove();
-  });
+  afterAll(() => dashboard?.close());
 
   it("shows them in the refused pill's tooltip, by cap", async () => {
-    const page = (browser as Browser).page;
+    const { hub, browser } = dashboard as HubDashboard;
+    const page = browser.page;
     await page.getByTestId("connection-state").waitFor({ timeout: 15_000 });
     await until("the page's dashboard connected", () => page.getByTestId("connection-state").textContent(), (t) => t === "Live", 15_000);
     expect(await page.getByTestId("admission-refused").count()).toBe(0);
     // The page is one dashboard from 127.0.0.1: fill that address's cap, then one more is refused.
-    for (let i = 1; i < UI_LIMITS.maxClientsPerAddress; i++) await client(url, "/ui", { from: "127.0.0.1" });
-    await expect(client(url, "/ui", { from: "127.0.0.1" })).rejects.toThrow(/^too many dashboards from this address/);
+    for (let i = 1; i < UI_LIMITS.maxClientsPerAddress; i++) await client(hub.url, "/ui", { from: "127.0.0.1" });
+    await expect(client(hub.url, "/ui", { from: "127.0.0.1" })).rejects.toThrow(/^too many dashboards from this address/);
     const pill = page.getByTestId("admission-refused");
     await until("the refused pill", () => pill.count(), (n) => n === 1, 15_000);
     expect(await pill.textContent()).toBe("1 refused");

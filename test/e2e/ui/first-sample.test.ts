@@ -2,30 +2,24 @@
 // strip say "waiting for first sample" instead of showing 0 in use, then show the first sample.
 import type { Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agent, cleanupAll, info, request, sample, startHub, type AckAnswer } from "../../main/hub/helpers.js";
-import { buildRenderer, launchBrowser, until, type Browser } from "../browser.js";
+import { agent, info, request, sample, type AckAnswer } from "../../main/hub/helpers.js";
+import { until } from "../browser.js";
+import { openHubDashboard, type HubDashboard } from "./hub-dashboard.js";
 
 describe("a semaphore before its first sample, in the dashboard", () => {
-  let built: Awaited<ReturnType<typeof buildRenderer>> | undefined;
-  let browser: Browser | undefined;
+  let dashboard: HubDashboard | undefined;
   let socket: Socket;
 
   beforeAll(async () => {
-    built = await buildRenderer();
-    const hub = await startHub({ staticDir: built.dir });
-    socket = await agent(hub, "quiet-agent", [info("db", { cap: 10 })], { service: "quiet", instance: "q-1" });
-    browser = await launchBrowser();
-    await browser.page.goto(hub.url);
+    dashboard = await openHubDashboard(async (hub) => {
+      socket = await agent(hub, "quiet-agent", [info("db", { cap: 10 })], { service: "quiet", instance: "q-1" });
+    });
   }, 90_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await cleanupAll();
-    built?.remove();
-  });
+  afterAll(() => dashboard?.close());
 
   it("says it is waiting for the first sample, then shows the sample's numbers", async () => {
-    const page = (browser as Browser).page;
+    const page = (dashboard as HubDashboard).browser.page;
     const row = page.locator('.sem-row[data-key="quiet/q-1/db"]');
     await row.waitFor({ timeout: 15_000 });
     expect(await row.locator(".c-util").textContent()).toBe("waiting for first sample");
