@@ -28,8 +28,10 @@ ${usageLines("  semscope web", WEB_USAGE_FLAGS)}
   semscope <command> --help: that command's usage
 
 SEMSCOPE_TOKEN is read when --token is not given (SEMSCOPE_AGENT_TOKEN when --agent-token is not:
-a token that opens /agent only, so an agent's token cannot open the dashboard). Port 0 picks a free
-port. --alertmanager and --webhook (repeatable) send every alert change there (docs/integrations.md).`;
+a token that opens /agent only, so an agent's token cannot open the dashboard). Without a token the
+hub listens on loopback only: any other --host needs --token. With one, the API, /metrics and
+dashboards need it; /healthz and the dashboard's files do not. Port 0 picks a free port.
+--alertmanager and --webhook (repeatable) send every alert change there (docs/integrations.md).`;
 }
 
 /**
