@@ -1,6 +1,6 @@
 // A built dashboard served by a hub in this process, open in Chromium: for browser tests that
 // drive the hub through its own sockets rather than a real agent's child process.
-import type { Hub } from "../../../main/hub/index.js";
+import type { Hub, HubOptions } from "../../../main/hub/index.js";
 import { cleanupAll, startHub } from "../../main/hub/helpers.js";
 import { buildRenderer, launchBrowser, type Browser } from "../browser.js";
 
@@ -10,8 +10,11 @@ export interface HubDashboard {
   close(): Promise<void>;
 }
 
-/** Builds the renderer, starts a hub serving it, runs `before` (agents the page should find), then opens the page. */
-export async function openHubDashboard(before: (hub: Hub) => Promise<void> = async () => undefined): Promise<HubDashboard> {
+/**
+ * Builds the renderer, starts a hub serving it (with `opts`), runs `before` (agents the page should
+ * find), then opens the page.
+ */
+export async function openHubDashboard(before: (hub: Hub) => Promise<void> = async () => undefined, opts: HubOptions = {}): Promise<HubDashboard> {
   const built = await buildRenderer();
   let browser: Browser | undefined;
   const close = async () => {
@@ -20,7 +23,7 @@ export async function openHubDashboard(before: (hub: Hub) => Promise<void> = asy
     built.remove();
   };
   try {
-    const hub = await startHub({ staticDir: built.dir });
+    const hub = await startHub({ ...opts, staticDir: built.dir });
     await before(hub);
     browser = await launchBrowser();
     await browser.page.goto(hub.url);
