@@ -2,9 +2,10 @@
 // dashboard, the demo bundle and the command), the tarball installed into an empty folder outside
 // the repository, then `semscope ...` under plain node, with none of the build tools installed.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
+import { io } from "socket.io-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HUB_NODE_FLAGS } from "../../main/hub/node-flags.js";
 import { cleanNpmEnv, installInto, pack } from "../../scripts/support/pack-install.js";
@@ -115,6 +116,45 @@ describe("the packed semscope command", () => {
     child.kill("SIGTERM");
     expect(await exited(child)).toBe(0);
     expect(lines.some((l) => l.startsWith("semscope demo:"))).toBe(false);
+  });
+
+  it("runs `semscope web` with a hub token and an agent token: its files open without one and no other page may frame them; the agent token opens /agent only; recordings are the owner's", async () => {
+    const recs = join(dir, "recordings");
+    const { child, next } = start(["web", "--port", "0", "--no-demo", "--token", "hub-secret", "--agent-token", "agent-secret", "--record-dir", recs]);
+    const url = (await next(/^semscope hub listening on /)).replace("semscope hub listening on ", "");
+    // The link does not carry the token: the page asks for it.
+    expect(await next(/^semscope dashboard: /)).toBe(`semscope dashboard: ${url}/?token=<your token>`);
+    const page = await fetch(`${url}/`);
+    const src = /<script[^>]+src="([^"]+)"/.exec(await page.text())?.[1];
+    const script = await fetch(new URL(src as string, `${url}/`));
+    for (const res of [page, script]) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+    }
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const status = async (path: string, token?: string) => (await fetch(`${url}${path}`, token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } })).status;
+    for (const path of ["/api/state", "/metrics"]) {
+      expect(await status(path), path).toBe(401);
+      expect(await status(path, "agent-secret"), path).toBe(401);
+      expect(await status(path, "hub-secret"), path).toBe(200);
+    }
+    const handshake = (ns: string, token: string) =>
+      new Promise<string>((resolve) => {
+        const socket = io(`${url}${ns}`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1, token } });
+        socket.once("connect", () => (socket.disconnect(), resolve("connected")));
+        socket.once("connect_error", (err) => resolve(err.message));
+      });
+    expect(await handshake("/agent", "agent-secret")).toBe("connected");
+    expect(await handshake("/ui", "agent-secret")).toBe("unauthorized");
+    expect(await handshake("/ui", "hub-secret")).toBe("connected");
+    // The rolling recording opens at start: a folder and files for their owner only.
+    expect(statSync(recs).mode & 0o777).toBe(0o700);
+    const files = readdirSync(recs);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(statSync(join(recs, f)).mode & 0o777, f).toBe(0o600);
+    child.kill("SIGTERM");
+    expect(await exited(child)).toBe(0);
   });
 
   it("runs `semscope replay`, refusing a file it cannot read in one line", () => {
