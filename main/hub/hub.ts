@@ -114,6 +114,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   });
   const tokens = new TokenCheck(o.token);
   const agentTokens = new TokenCheck(o.token, o.agentToken);
+  core.agentToken = o.agentToken !== undefined;
   const guard = new RequestGuard(isLoopback(o.host), o.allowedOrigins);
   // The /ui namespace needs the server, the HTTP handler (made first) needs its client count.
   const uiRef: { current?: UiNamespace } = {};

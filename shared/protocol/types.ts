@@ -369,7 +369,11 @@ export interface HubAdmission {
 }
 
 export interface HubState {
-  hub: { version: string; startedAt: number; rejected: number; admission?: HubAdmission };
+  /**
+   * `agentToken` (optional addition): true when the hub was started with an agent token, so the
+   * token a dashboard connects with is not the one to give services.
+   */
+  hub: { version: string; startedAt: number; rejected: number; admission?: HubAdmission; agentToken?: true };
   agents: AgentState[];
   semaphores: SemaphoreState[];
   alerts: Alert[];

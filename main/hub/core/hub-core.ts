@@ -54,6 +54,8 @@ export class HubCore {
   readonly stats = { accepted: 0, duplicates: 0, rateLimited: 0, closedForSize: 0, handshakesRefused: 0, uiDropped: 0 };
   /** The live hub's caps and refusals (ingest/admission.ts), in hub info; none in a replay. */
   admission: (() => HubAdmission) | undefined;
+  /** The live hub has an agent token (HubOptions.agentToken): said in hub info, never the token. */
+  agentToken = false;
   private readonly alerts: AlertEngine;
   private readonly recorder: RecordSink | undefined;
   private readonly forgetAfterMs: number;
@@ -331,7 +333,13 @@ export class HubCore {
 
   hubInfo(): HubState["hub"] {
     const admission = this.admission?.();
-    return { version: this.version, startedAt: this.startedAt, rejected: this.rejected, ...(admission !== undefined ? { admission } : {}) };
+    return {
+      version: this.version,
+      startedAt: this.startedAt,
+      rejected: this.rejected,
+      ...(admission !== undefined ? { admission } : {}),
+      ...(this.agentToken ? { agentToken: true as const } : {}),
+    };
   }
 
   state(): HubState {

@@ -10,8 +10,10 @@ export function agentSnippet(url: string, hasToken: boolean): string[] {
 }
 
 export function EmptyState() {
-  const { target } = useApp();
+  const { target, store } = useApp();
   const isDefault = target.url.replace(/\/$/, "") === DEFAULT_HUB;
+  // With an agent token the page's token opens the dashboard too: services are given the other one.
+  const agentToken = store.hub?.agentToken === true;
   return (
     <div className="center-card">
       <div className="card empty-card" data-testid="empty-state">
@@ -42,13 +44,19 @@ export function EmptyState() {
                 <code>SEMSCOPE_URL={target.url}</code> or <code>connect({`{ service: "checkout", url: "${target.url}" }`})</code>
               </>
             )}
-            {target.token !== null && (
+            {target.token !== null && !agentToken && (
               <>
                 , with the hub's token in <code>SEMSCOPE_TOKEN</code>
               </>
             )}
+            {agentToken && (
+              <span data-testid="agent-token-note">
+                , with the hub's agent token (its <code>--agent-token</code>) in <code>SEMSCOPE_TOKEN</code>: this page's token
+                opens the dashboard, so services are not given it
+              </span>
+            )}
           </dd>
-          {target.token !== null && (
+          {target.token !== null && !agentToken && (
             <>
               {/* This page holds the token already (it connects with it); shown so a service can be given it. */}
               <dt>Hub token</dt>

@@ -46,7 +46,8 @@ export class DashboardStore {
   /** Sorted by key, as the hub sends it; a new array whenever an entry changes. */
   fleet: UiFleetEntry[] = [];
   thresholds: AlertThresholds | null = null;
-  hub: { version: string; startedAt: number } | null = null;
+  /** `agentToken`: the hub has an agent token, so this page's token is not the one for services. */
+  hub: { version: string; startedAt: number; agentToken: boolean } | null = null;
   rejected = 0;
   /** The hub's caps and what it refused (hub.admission), when it has them. */
   admission: HubAdmission | undefined;
@@ -156,7 +157,7 @@ export class DashboardStore {
     this.clockOffset = snap.serverTime - Date.now();
     this.lastUpdate = snap.serverTime;
     this.lastSeq = snap.deltaSeq;
-    this.hub = { version: snap.state.hub.version, startedAt: snap.state.hub.startedAt };
+    this.hub = { version: snap.state.hub.version, startedAt: snap.state.hub.startedAt, agentToken: snap.state.hub.agentToken === true };
     this.rejected = snap.state.hub.rejected;
     this.admission = snap.state.hub.admission;
     this.agents.clear();

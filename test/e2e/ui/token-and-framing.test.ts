@@ -1,5 +1,6 @@
 // The web-mode dashboard in Chromium (issue 28): with nothing reporting yet, it shows the hub's
-// token beside the connect snippet, so a service can be given it; and a page of another origin
+// token beside the connect snippet, so a service can be given it (or, where the hub has an agent
+// token, says to give services that one instead); and a page of another origin
 // that frames the dashboard gets nothing (frame-ancestors 'none', X-Frame-Options: DENY): the
 // dashboard never runs inside it, so no click there can reach its buttons.
 import { createServer, type Server } from "node:http";
@@ -58,6 +59,26 @@ describe("the web-mode dashboard page", () => {
       expect(await tab.getByTestId("agent-snippet").textContent()).not.toContain(TOKEN);
     } finally {
       await tab.close();
+    }
+  }, 30_000);
+
+  it("with an agent token on the hub, tells a service to use that one and never shows the page's token, which opens the dashboard", async () => {
+    const withAgentToken = await createHub({ port: 0, staticDir: built.dir, token: TOKEN, agentToken: "agent-only", log: () => undefined });
+    const tab = await browser.context.newPage();
+    try {
+      await tab.goto(`${withAgentToken.url}/?token=${TOKEN}`);
+      const note = tab.getByTestId("agent-token-note");
+      await note.waitFor({ timeout: 15_000 });
+      expect(await note.textContent()).toContain("agent token");
+      expect(await tab.getByTestId("hub-token").count()).toBe(0);
+      expect(await tab.getByTestId("empty-state").innerText()).not.toContain(TOKEN);
+      // The hub says it has one, never what it is.
+      const state = (await (await fetch(`${withAgentToken.url}/api/state`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as { hub: { agentToken?: boolean } };
+      expect(state.hub.agentToken).toBe(true);
+      expect(JSON.stringify(state)).not.toContain("agent-only");
+    } finally {
+      await tab.close();
+      await withAgentToken.close();
     }
   }, 30_000);
 
