@@ -21,6 +21,7 @@ export const INVOKE_POLICY: { readonly [C in InvokeChannel]: ChannelPolicy } = {
   // The content is checked by the settings schema, whose message goes back as { ok: false }.
   "settings:save": { access: "local", args: z.tuple([z.unknown()]) },
   "connection:get": { access: "dashboard", args: z.tuple([]) },
+  "token:regenerate": { access: "local", args: z.tuple([]) },
 };
 
 /** What main can tell about the sender of one invoke. */

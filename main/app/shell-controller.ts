@@ -5,7 +5,7 @@
 import { applyThresholds, DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
 import type { FocusSemaphore, HubConnection, SaveSettingsResult, Settings, SettingsView } from "../../shared/ipc/ipc-contract.js";
 import type { Alert } from "../../shared/protocol/types.js";
-import type { SettingsStore } from "../settings/settings-store.js";
+import { newHubToken, type SettingsStore } from "../settings/settings-store.js";
 import { AlertNotifier, notificationText, summaryText, type NotificationText } from "./alert-notifier.js";
 import type { DemoService } from "./demo-service.js";
 import { AlertPoller, LOCAL_POLL_MS, localAlertReader, REMOTE_POLL_MS, remoteAlertReader, type AlertReader, type AlertUpdate } from "./alert-source.js";
@@ -112,6 +112,19 @@ export class ShellController {
     // After the reply: the reconnect reloads the very page that asked.
     if (reconnecting) setImmediate(() => void this.serial(() => this.connect()));
     return { ok: true, settings: next, reconnecting };
+  }
+
+  /**
+   * A new token for the local hub, saved like any setting: the hub restarts with it after the reply
+   * and the window reloads. Agents and other dashboards holding the old one are refused from then on.
+   */
+  regenerateHubToken(): Promise<SaveSettingsResult> {
+    // This run's hub would keep the command line's token: a new one in settings would change nothing the user sees.
+    if (this.opts.localOverride?.token !== undefined) {
+      return Promise.resolve({ ok: false, error: "this run's local hub token was given on the command line (--token): change it there" });
+    }
+    const current = this.opts.store.current;
+    return this.saveSettings({ ...current, hub: { ...current.hub, token: newHubToken() } });
   }
 
   onMenuAction(action: MenuAction): void {

@@ -136,6 +136,7 @@ async function start(): Promise<void> {
       "settings:get": () => shell.settingsView(),
       "settings:save": (settings) => shell.saveSettings(settings),
       "connection:get": () => shell.connection(),
+      "token:regenerate": () => shell.regenerateHubToken(),
     },
     getDashboard: () => (win.isDestroyed() ? null : win.webContents),
     getTrusted,

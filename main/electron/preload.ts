@@ -30,6 +30,7 @@ const bridge: SemscopeBridge = {
   getSettings: () => invoke("settings:get"),
   saveSettings: (settings) => invoke("settings:save", settings),
   getConnection: () => invoke("connection:get"),
+  regenerateHubToken: () => invoke("token:regenerate"),
   onFocusSemaphore: (listener) => subscribe("semaphore:focus", listener),
   onShowSettings: (listener) => subscribe("settings:show", () => listener()),
 };

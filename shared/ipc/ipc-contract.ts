@@ -109,6 +109,8 @@ export interface IpcInvokeMap {
   "settings:get": { args: []; result: SettingsView };
   "settings:save": { args: [settings: Settings]; result: SaveSettingsResult };
   "connection:get": { args: []; result: HubConnection };
+  /** A new local hub token, saved; the hub restarts with it and the window reloads (reconnecting). */
+  "token:regenerate": { args: []; result: SaveSettingsResult };
 }
 
 /** Main → renderer events (webContents.send / ipcRenderer.on). */
@@ -120,7 +122,7 @@ export interface IpcEventMap {
 export type InvokeChannel = keyof IpcInvokeMap;
 export type EventChannel = keyof IpcEventMap;
 
-export const INVOKE_CHANNELS = ["settings:get", "settings:save", "connection:get"] as const satisfies readonly InvokeChannel[];
+export const INVOKE_CHANNELS = ["settings:get", "settings:save", "connection:get", "token:regenerate"] as const satisfies readonly InvokeChannel[];
 export const EVENT_CHANNELS = ["semaphore:focus", "settings:show"] as const satisfies readonly EventChannel[];
 // Compile-time checks that each list names every channel of its map.
 const _allInvokeListed: [Exclude<InvokeChannel, (typeof INVOKE_CHANNELS)[number]>] extends [never] ? true : false = true;
@@ -137,6 +139,8 @@ export interface SemscopeBridge {
   getSettings(): Promise<SettingsView>;
   saveSettings(settings: Settings): Promise<SaveSettingsResult>;
   getConnection(): Promise<HubConnection>;
+  /** Absent from a preload older than it: check before use. */
+  regenerateHubToken?(): Promise<SaveSettingsResult>;
   /** Returns a function that removes the listener. */
   onFocusSemaphore(listener: (focus: FocusSemaphore) => void): () => void;
   onShowSettings(listener: () => void): () => void;

@@ -43,6 +43,8 @@ describe("IPC contract", () => {
     const fromRemote = { ...good, frameUrl: "https://hub.example.com/" };
     expect(senderProblem("settings:get", fromRemote, remote)).toBe("settings:get is only for the local hub's dashboard");
     expect(senderProblem("settings:save", fromRemote, remote)).toBe("settings:save is only for the local hub's dashboard");
+    // A remote page must not turn the local hub's token over either.
+    expect(senderProblem("token:regenerate", fromRemote, remote)).toBe("token:regenerate is only for the local hub's dashboard");
     expect(senderProblem("connection:get", fromRemote, remote)).toBeNull();
   });
 
@@ -51,5 +53,8 @@ describe("IPC contract", () => {
     expect(checkInvoke("settings:save", good, local, [])).toMatchObject({ ok: false, reason: expect.stringContaining("bad arguments") });
     expect(checkInvoke("settings:save", good, local, [{}, {}])).toMatchObject({ ok: false });
     expect(checkInvoke("connection:get", good, local, ["x"])).toMatchObject({ ok: false });
+    // The page cannot choose the new token: main makes it.
+    expect(checkInvoke("token:regenerate", good, local, ["mine"])).toMatchObject({ ok: false, reason: expect.stringContaining("bad arguments") });
+    expect(checkInvoke("token:regenerate", good, local, [])).toEqual({ ok: true, args: [] });
   });
 });

@@ -215,6 +215,37 @@ describe("ShellController with the local hub", () => {
     expect(c.connection().token).toBe("n3w");
   });
 
+  it("regenerates the local hub's token: saved to the file, the hub restarted with it, the old token refused and the new one let in", async () => {
+    const store = await storeWith((s) => (s.hub = { port: 7777, token: "old-t0ken" }));
+    const c = make(store);
+    await c.start();
+    const r = await c.regenerateHubToken();
+    expect(r).toMatchObject({ ok: true, reconnecting: true });
+    const token = c.settingsView().settings.hub.token ?? "";
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(token).not.toBe("old-t0ken");
+    expect((JSON.parse(readFileSync(join(dir, "settings.json"), "utf8")) as Settings).hub).toEqual({ port: 7777, token });
+    await vi.waitFor(() => expect(view.shown).toHaveLength(2));
+    const hub = started[1];
+    expect(hubOptions[1]).toMatchObject({ port: 7777, token });
+    expect(c.connection().token).toBe(token);
+    expect((await fetch(`${hub.url}/api/state`, { headers: { Authorization: "Bearer old-t0ken" } })).status).toBe(401);
+    expect((await fetch(`${hub.url}/api/state`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    // Each regeneration is a token of its own.
+    expect(await c.regenerateHubToken()).toMatchObject({ ok: true });
+    expect(c.settingsView().settings.hub.token).not.toBe(token);
+  });
+
+  it("refuses to regenerate a token the command line sets for this run, and changes nothing", async () => {
+    const store = await storeWith((s) => (s.hub = { port: 7777, token: "t0k" }));
+    const c = make(store, { localOverride: { token: "cli" } });
+    await c.start();
+    expect(await c.regenerateHubToken()).toEqual({ ok: false, error: expect.stringContaining("--token") });
+    expect(c.settingsView().settings.hub.token).toBe("t0k");
+    expect(hubOptions).toHaveLength(1);
+    expect(c.connection().token).toBe("cli");
+  });
+
   it("restarts the local hub with the alert destinations saved in settings, and it sends to them", async () => {
     const bodies: { events: { kind: string; alert: Alert }[] }[] = [];
     const { createServer: createHttpServer } = await import("node:http");

@@ -15,6 +15,7 @@ const handlers = {
   "settings:get": vi.fn(() => ({ settings: defaultSettings(), problem: null, file: "/x/settings.json" })),
   "settings:save": vi.fn(async (s: unknown) => ({ ok: true as const, settings: s as ReturnType<typeof defaultSettings>, reconnecting: false })),
   "connection:get": vi.fn(() => ({ mode: "local" as const, name: "Local hub", url: "http://127.0.0.1:7420", token: null })),
+  "token:regenerate": vi.fn(async () => ({ ok: true as const, settings: defaultSettings(), reconnecting: true })),
 };
 const log = vi.fn();
 
@@ -52,6 +53,7 @@ describe("ipc-main", () => {
     expect(await call("settings:save", {}, s)).toEqual({ ok: true, settings: s, reconnecting: false });
     expect(handlers["settings:save"]).toHaveBeenCalledWith(s);
     expect(await call("connection:get", {})).toMatchObject({ mode: "local" });
+    expect(await call("token:regenerate", {})).toMatchObject({ ok: true, reconnecting: true });
   });
 
   it("refuses IPC from a wrong sender: another webContents, a subframe, another origin, a vanished frame", async () => {
