@@ -59,6 +59,8 @@ export class ShellController {
   private lastTray = "";
   private chain: Promise<unknown> = Promise.resolve();
   private shutDown = false;
+  /** Where the next page opens on the hub ("" = the overview); the settings view after a new token. */
+  private reopenAt = "";
   private readonly log: (line: string) => void;
 
   constructor(private readonly opts: ShellControllerOptions) {
@@ -118,13 +120,16 @@ export class ShellController {
    * A new token for the local hub, saved like any setting: the hub restarts with it after the reply
    * and the window reloads. Agents and other dashboards holding the old one are refused from then on.
    */
-  regenerateHubToken(): Promise<SaveSettingsResult> {
+  async regenerateHubToken(): Promise<SaveSettingsResult> {
     // This run's hub would keep the command line's token: a new one in settings would change nothing the user sees.
     if (this.opts.localOverride?.token !== undefined) {
-      return Promise.resolve({ ok: false, error: "this run's local hub token was given on the command line (--token): change it there" });
+      return { ok: false, error: "this run's local hub token was given on the command line (--token): change it there" };
     }
     const current = this.opts.store.current;
-    return this.saveSettings({ ...current, hub: { ...current.hub, token: newHubToken() } });
+    const r = await this.saveSettings({ ...current, hub: { ...current.hub, token: newHubToken() } });
+    // The reconnect runs after this reply; the window comes back on the settings view that shows the new token.
+    if (r.ok && r.reconnecting) this.reopenAt = "#/settings";
+    return r;
   }
 
   onMenuAction(action: MenuAction): void {
@@ -209,8 +214,10 @@ export class ShellController {
     this.poller = new AlertPoller(reader, interval, (u) => this.onAlerts(u), this.log);
     this.poller.start();
     await this.syncDemo();
+    const at = this.reopenAt;
+    this.reopenAt = "";
     try {
-      await this.opts.view.show(`${origin}/`, this.trusted);
+      await this.opts.view.show(`${origin}/${at}`, this.trusted);
     } catch (err) {
       this.opts.view.reportProblem(`Could not open ${connectionFor(this.target, origin).name}`, errMessage(err));
     }

@@ -227,6 +227,8 @@ describe("ShellController with the local hub", () => {
     expect((JSON.parse(readFileSync(join(dir, "settings.json"), "utf8")) as Settings).hub).toEqual({ port: 7777, token });
     await vi.waitFor(() => expect(view.shown).toHaveLength(2));
     const hub = started[1];
+    // The window comes back on the settings view, where the new token is shown.
+    expect(view.shown[1].url).toBe(`${hub.url}/#/settings`);
     expect(hubOptions[1]).toMatchObject({ port: 7777, token });
     expect(c.connection().token).toBe(token);
     expect((await fetch(`${hub.url}/api/state`, { headers: { Authorization: "Bearer old-t0ken" } })).status).toBe(401);
