@@ -48,6 +48,7 @@ describe("routes", () => {
     { view: "alerts", id: "leak:checkout/web-1/db:1" },
     { view: "alerts", tab: "rules" },
     { view: "alerts", tab: "history", id: "x" },
+    { view: "settings" },
   ];
   it("round-trips every route through the hash", () => {
     for (const r of routes) expect(parseRoute(formatRoute(r))).toEqual(r);

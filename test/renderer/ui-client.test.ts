@@ -51,7 +51,7 @@ describe("UiClient", () => {
     });
 
     const store = new DashboardStore();
-    const client = new UiClient(store, { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, token: null, name: "test", bridged: false });
+    const client = new UiClient(store, { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, token: null, name: "test", bridged: false, local: false });
     client.start();
     cleanups.push(() => client.stop());
     await waitUntil(() => store.semaphore(cache.key) !== undefined, "the missing semaphore, from a fresh snapshot");

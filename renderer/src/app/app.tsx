@@ -9,6 +9,7 @@ import { alertTarget } from "../logic/alert-target.js";
 import { HOME, type Route } from "../logic/route.js";
 import { FleetView } from "../overview/fleet-view.js";
 import { ReplayBar, ReplayProvider, useReplayEpoch } from "../replay/replay-bar.js";
+import { SettingsView } from "../settings/settings-view.js";
 import { focusFilter, OverviewView } from "../overview/overview-view.js";
 import { AdmissionPill, ConnectionBanner, ConnectionPill } from "./connection-banner.js";
 import { useApp, useChannel, useMutesVersion, useStoreValue } from "./context.js";
@@ -36,7 +37,7 @@ function useActiveAlerts(): { total: number; critical: number } {
 function Header({ route }: { route: Route }) {
   const { navigate, target } = useApp();
   const alerts = useActiveAlerts();
-  const tab = route.view === "alerts" ? "alerts" : route.view === "fleet" || (route.view === "overview" && route.mode === "fleet") ? "fleet" : "overview";
+  const tab = route.view === "alerts" || route.view === "settings" ? route.view : route.view === "fleet" || (route.view === "overview" && route.mode === "fleet") ? "fleet" : "overview";
   return (
     <header className="topbar">
       <div className="brand" onClick={() => navigate(HOME)} role="link" tabIndex={-1}>
@@ -57,6 +58,9 @@ function Header({ route }: { route: Route }) {
         <button className={`tab ${tab === "alerts" ? "active" : ""}`} onClick={() => navigate({ view: "alerts" })} data-testid="alerts-tab">
           Alerts
           {alerts.total > 0 && <span className={`count ${alerts.critical > 0 ? "count-critical" : "count-warning"}`}>{alerts.total}</span>}
+        </button>
+        <button className={`tab ${tab === "settings" ? "active" : ""}`} onClick={() => navigate({ view: "settings" })} data-testid="settings-tab">
+          Settings
         </button>
       </nav>
       <div className="topbar-right">
@@ -90,7 +94,7 @@ function Body({ route }: { route: Route }) {
       </div>
     );
   }
-  if (store.semaphoreCount === 0 && route.view !== "alerts") return <EmptyState />;
+  if (store.semaphoreCount === 0 && route.view !== "alerts" && route.view !== "settings") return <EmptyState />;
   switch (route.view) {
     case "overview":
       return route.mode === "fleet" ? <FleetView /> : <OverviewView initialQuery={route.q} />;
@@ -100,6 +104,8 @@ function Body({ route }: { route: Route }) {
       return <DetailView key={`f:${route.service}/${route.name}:${replayEpoch}`} target={{ kind: "fleet", service: route.service, name: route.name }} window={route.window} at={route.at} />;
     case "alerts":
       return <AlertsView tab={route.tab} selectedId={route.id} />;
+    case "settings":
+      return <SettingsView />;
   }
 }
 
@@ -144,7 +150,7 @@ export function App() {
       else if (t.kind === "fleet") app.navigate({ view: "fleet", service: t.service, name: t.name, at: alert.raisedAt });
       else app.navigate({ view: "alerts", id: alert.id });
     });
-    const offSettings = bridge.onShowSettings(() => app.navigate({ view: "alerts", tab: "rules" }));
+    const offSettings = bridge.onShowSettings(() => app.navigate({ view: "settings" }));
     return () => {
       offFocus();
       offSettings();

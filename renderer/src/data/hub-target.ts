@@ -13,6 +13,8 @@ export interface HubTarget {
   name: string;
   /** The preload supplied it (the token form cannot change it there: settings do). */
   bridged: boolean;
+  /** The app's own local hub (its settings, such as the token, can be changed from this page). */
+  local: boolean;
 }
 
 const TOKEN_KEY = "semscope.token";
@@ -60,12 +62,12 @@ export async function resolveHubTarget(): Promise<HubTarget> {
   if (bridge !== null) {
     try {
       const c = await bridge.getConnection();
-      return { url: c.url, token: c.token, name: c.name, bridged: true };
+      return { url: c.url, token: c.token, name: c.name, bridged: true, local: c.mode === "local" };
     } catch {
       // A broken bridge leaves the page's own origin, which is where the app loads it from anyway.
     }
   }
   const fromUrl = tokenFromUrl();
   const origin = window.location.protocol === "http:" || window.location.protocol === "https:" ? window.location.origin : DEFAULT_HUB;
-  return { url: origin, token: fromUrl ?? storedToken(), name: new URL(origin).host, bridged: false };
+  return { url: origin, token: fromUrl ?? storedToken(), name: new URL(origin).host, bridged: false, local: false };
 }

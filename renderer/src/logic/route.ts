@@ -6,7 +6,8 @@ export type Route =
   | { view: "overview"; mode: "instances" | "fleet"; q?: string }
   | { view: "semaphore"; key: string; window?: WindowId; at?: number }
   | { view: "fleet"; service: string; name: string; window?: WindowId; at?: number }
-  | { view: "alerts"; tab?: AlertsTab; id?: string };
+  | { view: "alerts"; tab?: AlertsTab; id?: string }
+  | { view: "settings" };
 
 export type AlertsTab = "active" | "history" | "muted" | "rules";
 const ALERT_TABS: readonly string[] = ["active", "history", "muted", "rules"];
@@ -48,6 +49,8 @@ export function parseRoute(hash: string): Route {
       if (id !== null && id !== "") r.id = id;
       return r;
     }
+    case "settings":
+      return { view: "settings" };
     case "fleet":
       return { view: "overview", mode: "fleet", ...(params.get("q") ? { q: params.get("q") ?? "" } : {}) };
     default: {
@@ -74,5 +77,7 @@ export function formatRoute(r: Route): string {
       return `#/f/${enc(r.service)}/${enc(r.name)}${qs([["w", r.window], ["at", r.at]])}`;
     case "alerts":
       return `#/alerts${qs([["tab", r.tab], ["id", r.id]])}`;
+    case "settings":
+      return "#/settings";
   }
 }
