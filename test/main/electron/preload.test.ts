@@ -16,7 +16,7 @@ beforeAll(async () => {
 describe("preload", () => {
   it("exposes one object, window.semscope, of a few named functions and nothing of Electron", () => {
     expect([...contextBridge.exposed.keys()]).toEqual(["semscope"]);
-    expect(Object.keys(bridge).sort()).toEqual(["bridgeVersion", "getConnection", "getSettings", "onFocusSemaphore", "onShowSettings", "saveSettings"]);
+    expect(Object.keys(bridge).sort()).toEqual(["bridgeVersion", "getConnection", "getSettings", "onFocusSemaphore", "onShowSettings", "regenerateHubToken", "saveSettings"]);
     expect(bridge.bridgeVersion).toBe(1);
     for (const [k, v] of Object.entries(bridge)) if (k !== "bridgeVersion") expect(typeof v, k).toBe("function");
     expect(Object.values(bridge)).not.toContain(ipcRenderer);
@@ -27,10 +27,12 @@ describe("preload", () => {
     const s = defaultSettings();
     await bridge.saveSettings(s);
     await bridge.getConnection();
+    await bridge.regenerateHubToken?.();
     expect(ipcRenderer.invoked).toEqual([
       { channel: "settings:get", args: [] },
       { channel: "settings:save", args: [s] },
       { channel: "connection:get", args: [] },
+      { channel: "token:regenerate", args: [] },
     ]);
   });
 
