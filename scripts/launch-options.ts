@@ -79,7 +79,7 @@ export function parseLaunchArgs(argv: readonly string[], command: "web" | "start
   if (values.replay !== undefined && (values.record !== undefined || values["record-dir"] !== undefined)) throw new Error("--replay serves a recording: it records nothing (drop --record / --record-dir)");
   const live = LIVE_HUB_FLAGS.filter((flag) => values[flag] !== undefined);
   if (values.replay !== undefined && live.length > 0) {
-    throw new Error(`--replay serves a recording: it takes no agents and sends no alerts (drop ${live.map((f) => `--${f}`).join(" / ")})`);
+    throw new Error(`--replay serves a recording: it takes no agents, sends no alerts and serves no /metrics (drop ${live.map((f) => `--${f}`).join(" / ")})`);
   }
   // The hub's checks (tokens, host, URLs) now, not after a dashboard build: a refused setup fails at once.
   if (values.replay === undefined) {

@@ -2,7 +2,7 @@
 // hub's life, alerts turned into notifications and a tray count, menu actions, settings saved
 // and applied, and the shutdown a clean quit waits for. main/electron/ supplies a ShellView
 // (the window, tray, menu and notifications) and a StartHub, and forwards events here.
-import { applyThresholds, DEFAULT_THRESHOLDS } from "../../shared/alerts/index.js";
+import { applyThresholds, DEFAULT_THRESHOLDS, type AlertThresholds, type ThresholdsPatch } from "../../shared/alerts/index.js";
 import type { FocusSemaphore, HubConnection, SaveSettingsResult, Settings, SettingsView } from "../../shared/ipc/ipc-contract.js";
 import type { Alert } from "../../shared/protocol/types.js";
 import { newHubToken, type SettingsStore } from "../settings/settings-store.js";
@@ -105,9 +105,7 @@ export class ShellController {
     // New alert destinations take a new local hub, as a new port does.
     const forwardingChanged = this.target.kind === "local" && JSON.stringify(before.alertForwarding) !== JSON.stringify(next.alertForwarding);
     const reconnecting = !sameTarget(hubTarget(next, this.opts.localOverride), this.target) || forwardingChanged;
-    if (!reconnecting && this.hub !== null && JSON.stringify(before.thresholds) !== JSON.stringify(next.thresholds)) {
-      this.applyThresholds(next);
-    }
+    if (!reconnecting && this.hub !== null) this.applyThresholds(before, next);
     // A reconnect starts or stops it with the new hub.
     if (!reconnecting && before.runDemo !== next.runDemo) void this.serial(() => this.syncDemo());
     this.refreshMenu();
@@ -264,11 +262,12 @@ export class ShellController {
     await demo.start(originOf(hub.url) ?? hub.url, this.target.token);
   }
 
-  private applyThresholds(settings: Settings): void {
+  /** Sends the hub (and its recording) the fields this save changed; a field dropped from the overrides goes back to its default. */
+  private applyThresholds(before: Settings, next: Settings): void {
     if (this.hub === null) return;
     try {
-      // The whole set, so a rule removed from the patch returns to its default.
-      this.hub.setThresholds(applyThresholds(DEFAULT_THRESHOLDS, settings.thresholds));
+      const patch = changedThresholds(applyThresholds(DEFAULT_THRESHOLDS, before.thresholds), applyThresholds(DEFAULT_THRESHOLDS, next.thresholds));
+      if (Object.keys(patch).length > 0) this.hub.setThresholds(patch);
     } catch (err) {
       this.opts.view.reportProblem("Thresholds not applied", errMessage(err));
     }
@@ -334,4 +333,16 @@ export class ShellController {
 
 function errMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The fields of `next` that differ from `before`, as a patch (empty when none do). */
+function changedThresholds(before: AlertThresholds, next: AlertThresholds): ThresholdsPatch {
+  const patch: Record<string, Record<string, number>> = {};
+  for (const [group, fields] of Object.entries(next) as [string, Record<string, number>][]) {
+    const was = (before as unknown as Record<string, Record<string, number>>)[group];
+    for (const [field, value] of Object.entries(fields)) {
+      if (was[field] !== value) (patch[group] ??= {})[field] = value;
+    }
+  }
+  return patch as ThresholdsPatch;
 }

@@ -19,6 +19,7 @@ export const HUB_FLAGS = {
   alertmanager: { type: "string", multiple: true },
   webhook: { type: "string", multiple: true },
   "dashboard-url": { type: "string" },
+  "keep-alive-ms": { type: "string" },
 } as const satisfies ParseArgsConfig["options"];
 
 /** What a command's --help shows of HUB_FLAGS (a test holds each command's help to its table). */
@@ -36,13 +37,14 @@ export const HUB_FLAG_USAGE: readonly string[] = [
   "[--max-agents-per-address <n>]",
   "[--max-semaphores <n>]",
   "[--max-semaphores-per-address <n>]",
+  "[--keep-alive-ms <ms>]",
 ];
 
 /** HUB_FLAGS as parseArgs gives them. */
 export type HubFlagValues = { [K in keyof typeof HUB_FLAGS]?: (typeof HUB_FLAGS)[K] extends { multiple: true } ? string[] : string };
 
 /** The HubOptions the shared flags set (createHub checks them as a whole: tokens, host, URLs). */
-export type HubFlagOptions = Pick<HubOptions, "port" | "host" | "token" | "agentToken" | "admission" | "record" | "allowedOrigins" | "alertForwarding">;
+export type HubFlagOptions = Pick<HubOptions, "port" | "host" | "token" | "agentToken" | "admission" | "record" | "allowedOrigins" | "alertForwarding" | "keepAliveTimeoutMs">;
 
 /** --max-* flag → HubOptions.admission field. */
 const CAP_FLAGS = {
@@ -67,10 +69,14 @@ const FLAG_OPTIONS: { readonly [F in keyof typeof HUB_FLAGS]: { readonly field: 
   alertmanager: { field: "alertmanager" },
   webhook: { field: "webhook" },
   "dashboard-url": { field: "dashboardUrl" },
+  "keep-alive-ms": { field: "keepAliveTimeoutMs" },
 };
 
-/** The shared flags that act on agents or their alerts: a replay hub, which takes no agents, refuses them. */
-export const LIVE_HUB_FLAGS: readonly (keyof typeof HUB_FLAGS)[] = ["agent-token", ...(Object.keys(CAP_FLAGS) as (keyof typeof CAP_FLAGS)[]), "alertmanager", "webhook", "dashboard-url"];
+/**
+ * The shared flags that act on agents, their alerts or /metrics' scrapers: a replay hub, which
+ * takes no agents and serves no /metrics, refuses them.
+ */
+export const LIVE_HUB_FLAGS: readonly (keyof typeof HUB_FLAGS)[] = ["agent-token", ...(Object.keys(CAP_FLAGS) as (keyof typeof CAP_FLAGS)[]), "alertmanager", "webhook", "dashboard-url", "keep-alive-ms"];
 
 function portOf(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -127,6 +133,7 @@ export function hubOptionsOf(values: HubFlagValues): HubFlagOptions {
     record: values.record,
     allowedOrigins: values["allow-origin"],
     alertForwarding: { alertmanager: values.alertmanager, webhooks: values.webhook, dashboardUrl: values["dashboard-url"] },
+    keepAliveTimeoutMs: countOf("keep-alive-ms", values["keep-alive-ms"]),
   };
 }
 

@@ -127,6 +127,10 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     storeDeferred();
     handle(req, res);
   });
+  // Node's 5 s default closes a scraper's connection between scrapes, and a scrape sent as it closes
+  // fails (ECONNRESET). Node times headersTimeout and requestTimeout from a request's first byte,
+  // not over the idle wait, so their defaults (60 s, 300 s) need not exceed this.
+  http.keepAliveTimeout = o.keepAliveTimeoutMs;
   const io = new Server(http, {
     maxHttpBufferSize: LIMITS.maxPacketBytes,
     serveClient: false,

@@ -69,6 +69,12 @@ export interface HubOptions {
   log?: (line: string) => void;
   /** Send every alert change to these Alertmanagers and webhooks (forwarding/alert-forwarder.ts). */
   alertForwarding?: AlertForwardingOptions;
+  /**
+   * How long an idle HTTP keep-alive connection is kept open (ms). Default 65 s: longer than the
+   * scrape intervals in use (Prometheus' default is 1 m) and than a load balancer's usual 60 s, so
+   * the client, not the hub, lets a reused connection go and a request never meets one being closed.
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 /**
@@ -115,6 +121,7 @@ export interface ResolvedHubOptions {
   readonly allowedOrigins: readonly string[];
   readonly log: (line: string) => void;
   readonly alertForwarding: AlertForwardingOptions;
+  readonly keepAliveTimeoutMs: number;
 }
 
 export const DEFAULT_HOST = "127.0.0.1";
@@ -137,6 +144,8 @@ export const DEFAULT_AGENT_ADDRESS_BUDGET = { itemsPerSecond: 20_000, burst: 20_
  */
 export const DEFAULT_ADMISSION = { maxAgents: 2000, maxAgentsPerAddress: 1000, maxSemaphores: 20_000, maxSemaphoresPerAddress: 10_000 } as const;
 export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
+/** HubOptions.keepAliveTimeoutMs: above a 1-minute scrape interval and a 60 s proxy idle timeout. */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How often the hub ticks the engine (agent_down) and looks for agents to forget. */
 export const TICK_MS = 1000;
 /**
@@ -239,6 +248,7 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
       resendMs: int("alertForwarding.resendMs", forwarding.resendMs, DEFAULT_RESEND_MS, 100, 24 * 3600_000),
       maxWaiting: int("alertForwarding.maxWaiting", forwarding.maxWaiting, DEFAULT_MAX_WAITING, 1, 10_000_000),
     },
+    keepAliveTimeoutMs: int("keepAliveTimeoutMs", opts.keepAliveTimeoutMs, DEFAULT_KEEP_ALIVE_TIMEOUT_MS, 1000, 3_600_000),
   };
 }
 

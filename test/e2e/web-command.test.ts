@@ -105,7 +105,9 @@ describe("semscope web with the hub's flags", () => {
       [["--port", "0", "--no-demo", "--max-semaphores-per-address", "100000001"], /: --max-semaphores-per-address must be an integer in 1\.\.100000000, got 100000001$/m],
       [["--port", "0", "--no-demo", "--webhook", "gopher://x"], /: --webhook: only http and https URLs/],
       [["--port", "0", "--no-demo", "--max-semaphores", "0"], /--max-semaphores must be an integer >= 1, got "0"/],
-      [["--port", "0", "--replay", "rec.ndjson", "--agent-token", "a", "--max-agents", "3"], /--replay .* takes no agents .*\(drop --agent-token \/ --max-agents\)/],
+      [["--port", "0", "--replay", "rec.ndjson", "--agent-token", "a", "--max-agents", "3"], /--replay .* takes no agents, .*\(drop --agent-token \/ --max-agents\)/],
+      [["--port", "0", "--replay", "rec.ndjson", "--keep-alive-ms", "90000"], /--replay .* serves no \/metrics \(drop --keep-alive-ms\)/],
+      [["--port", "0", "--no-demo", "--keep-alive-ms", "10"], /: --keep-alive-ms must be an integer in 1000\.\.3600000, got 10$/m],
       [["--port", "0", "--static", "dir"], /Unknown option '--static'/],
       [["--port", "0", "--no-demo"], /: SEMSCOPE_AGENT_TOKEN needs --token \(or SEMSCOPE_TOKEN\): without it/, { SEMSCOPE_AGENT_TOKEN: "a" }],
     ];

@@ -37,12 +37,12 @@ function* scenario(seconds: number): Generator<RecordLine> {
   }
 }
 
-async function writeRolling(dir: string, capBytes: number, segmentBytes: number, seconds: number): Promise<RollingRecorder> {
+/** `paced`: let the compressed bytes reach the file now and then, as a running hub's flushes do; else one burst. */
+async function writeRolling(dir: string, capBytes: number, segmentBytes: number, seconds: number, paced = true): Promise<RollingRecorder> {
   const rec = new RollingRecorder({ dir, capBytes, segmentBytes, log: () => undefined, flushMs: 10 });
   for (const line of scenario(seconds)) {
     rec.write(line);
-    // Let the compressed bytes reach the file now and then, as a running hub's flushes do.
-    if (line.k === "tick" && line.r % 5_000 === 1500) await new Promise((r) => setTimeout(r, 15));
+    if (paced && line.k === "tick" && line.r % 5_000 === 1500) await new Promise((r) => setTimeout(r, 15));
   }
   rec.close();
   await rec.closed;
@@ -109,7 +109,8 @@ describe("rolling recordings", () => {
   it("deletes the oldest segments to stay within the cap, never the current one", async () => {
     const dir = tmp();
     const cap = 24 * 1024;
-    const rec = await writeRolling(dir, cap, 4 * 1024, 900);
+    // Compressed, 1,800 s of lines are about twice the cap however the segments fall.
+    const rec = await writeRolling(dir, cap, 4 * 1024, 1800);
     const segs = listSegments(dir);
     const total = segs.reduce((s, f) => s + f.bytes, 0);
     expect(rec.dropped.length).toBeGreaterThan(0);
@@ -123,9 +124,31 @@ describe("rolling recordings", () => {
     expect(listSegments(dir).map((s) => s.file)).toEqual([keep]);
   });
 
+  it("keeps segments to their share and the folder within the cap when lines come faster than they are compressed", async () => {
+    // One burst: the compressor (off the thread) hands back nothing until it is over.
+    const dir = tmp();
+    const cap = 24 * 1024;
+    const share = 4 * 1024;
+    const rec = await writeRolling(dir, cap, share, 1800, false);
+    const segs = listSegments(dir);
+    expect(rec.dropped.length).toBeGreaterThan(0);
+    expect(segs.reduce((s, f) => s + f.bytes, 0)).toBeLessThanOrEqual(cap);
+    expect(segs.at(-1)?.file).toBe(rec.file);
+    // A segment ends with the line that took it past its share (a few hundred bytes of text at most).
+    for (const seg of segs) expect(seg.bytes, seg.name).toBeLessThanOrEqual(share + 512);
+    // The kept segments still replay, the last one alone up to the burst's end.
+    const last = await ReplaySession.open(rec.file);
+    expect(last.message).toBeUndefined();
+    expect(last.to).toBeGreaterThanOrEqual(T0 + 1800 * 1000);
+    last.close();
+  });
+
   it("saves a range across segments into one file that replays like the whole recording", async () => {
     const dir = tmp();
-    await writeRolling(dir, 100 * 1024 * 1024, 8 * 1024, 300);
+    // The first segment rotates at its share of text (no compression ratio is known yet): ~140 s,
+    // holding `from` below (a copy starts at the segment holding `from`); the second holds `to`.
+    await writeRolling(dir, 100 * 1024 * 1024, 128 * 1024, 300);
+    expect(listSegments(dir).length).toBeGreaterThanOrEqual(2);
     const whole = join(tmp(), "whole.ndjson");
     writeFileSync(whole, [...scenario(300)].map((l) => JSON.stringify(l)).join("\n") + "\n");
     const expected = await replayRecording(whole);

@@ -74,6 +74,19 @@ export class UiDeltas {
       // Every dashboard holds every identity now; keys the snapshot dropped must not linger.
       this.sentIdentity.clear();
     } else {
+      // A key the others hold that the snapshot lacks (gone while it was built in slices, maybe back
+      // since) is not held by its takers: the next delta carries it whole (identity and config) if
+      // it is still there, or says it went.
+      const inSnapshot = new Set(built.keys);
+      let n = 0;
+      for (const key of this.known) {
+        if (!inSnapshot.has(key)) {
+          this.sentIdentity.delete(key);
+          this.sentInfo.delete(key);
+          this.core.changes.key(key);
+        }
+        if (++n % TAKEN_BATCH === 0) yield;
+      }
       for (let i = 0; i < built.keys.length; i++) {
         this.known.add(built.keys[i]);
         if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
@@ -119,14 +132,14 @@ export class UiDeltas {
 
     const keys = [...changes.keys];
     const groups = new Set<string>();
+    let removed: string[] = [];
     if (keys.length > 0 || changes.structure) {
       const registry = core.registry;
       if (changes.structure) {
         // Semaphores may have gone: compare every key dashboards know with the registry's.
         const current = new Set<string>();
         for (const t of registry.trackers()) current.add(t.key);
-        const removed = [...this.known].filter((k) => !current.has(k));
-        if (removed.length > 0) parts.push(`"removed":${JSON.stringify(removed)}`);
+        removed = [...this.known].filter((k) => !current.has(k));
         for (const k of removed) {
           this.sentInfo.delete(k);
           this.configured.delete(k);
@@ -161,6 +174,10 @@ export class UiDeltas {
         if (i % BATCH === BATCH - 1) yield;
       }
       if (patches.count > 0) parts.push(`"semaphores":[${patches.text()}]`);
+      // One registered again while the delta was built (its agent's messages land between slices)
+      // has its whole entry above: not gone.
+      const gone = removed.filter((k) => !this.known.has(k));
+      if (gone.length > 0) parts.push(`"removed":${JSON.stringify(gone)}`);
       if (unconfigured.length > 0) parts.push(`"unconfigured":${JSON.stringify(unconfigured)}`);
     }
     if (changes.agents.size > 0) parts.push(`"agents":${JSON.stringify(core.registry.agents().filter((a) => changes.agents.has(a.agentId)))}`);

@@ -108,6 +108,8 @@ export class RollingRecorder implements RecordSink {
   /** Lines and compressed bytes of the segments closed so far in this run. */
   private doneLines = 0;
   private doneBytes = 0;
+  /** Compressed bytes per byte of text of the last segment closed; 1 (the text's own size, a bound) before one has. */
+  private ratio = 1;
   private readonly segmentBytes: number;
   private readonly closing: Promise<void>[] = [];
   private ended = false;
@@ -145,7 +147,7 @@ export class RollingRecorder implements RecordSink {
     this.remember(line);
     if (this.current === null) {
       this.current = this.openSegment(line.r);
-    } else if (this.current.bytes >= this.segmentBytes && line.k !== "start") {
+    } else if (this.currentBytes() >= this.segmentBytes && line.k !== "start") {
       this.rotate(line.r);
     }
     this.current.write(line);
@@ -154,7 +156,12 @@ export class RollingRecorder implements RecordSink {
   close(): void {
     if (this.ended) return;
     this.ended = true;
-    this.current?.close();
+    const last = this.current;
+    if (last === null) return;
+    last.close();
+    // The last segment grew after the last prune; once its final bytes are on disk the folder is
+    // brought within the cap (the segment itself is kept).
+    this.closing.push(last.closed.then(() => this.prune(last.file)));
   }
 
   private openSegment(t: number): GzipRecorder {
@@ -169,7 +176,12 @@ export class RollingRecorder implements RecordSink {
     const prev = this.current;
     if (prev === null || this.start === null) return;
     prev.close();
-    this.closing.push(prev.closed.then(() => this.prune(this.current?.file)));
+    this.closing.push(
+      prev.closed.then(() => {
+        if (prev.textBytes > 0) this.ratio = prev.bytes / prev.textBytes;
+        this.prune(this.current?.file);
+      }),
+    );
     this.doneLines += prev.lines;
     this.doneBytes += prev.bytes;
     const next = this.openSegment(t);
@@ -186,12 +198,27 @@ export class RollingRecorder implements RecordSink {
     for (const l of preamble) next.write(l);
   }
 
+  /**
+   * The current segment counts at its share of the cap at least: it grows to that before the next
+   * rotation prunes again, and the compressed bytes it reports trail what it was given.
+   */
   private prune(keep: string | undefined): void {
-    const dropped = pruneSegments(this.opts.dir, this.opts.capBytes, keep, this.current?.bytes ?? 0);
+    const current = this.ended ? (this.current?.bytes ?? 0) : Math.max(this.currentBytes(), this.segmentBytes);
+    const dropped = pruneSegments(this.opts.dir, this.opts.capBytes, keep, current);
     for (const name of dropped) {
       this.dropped.push(name);
       this.opts.log(`semscope: recording ${name} deleted (the recordings folder is over its ${this.opts.capBytes}-byte cap)`);
     }
+  }
+
+  /**
+   * The current segment's compressed size: what the compressor has handed back, or more when that
+   * trails the text given (it compresses off the thread; a burst of lines is ahead of it), the text
+   * at the last closed segment's ratio.
+   */
+  private currentBytes(): number {
+    const c = this.current;
+    return c === null ? 0 : Math.max(c.bytes, Math.ceil(c.textBytes * this.ratio));
   }
 
   /** Keeps what a new segment must restate. */

@@ -195,12 +195,34 @@ describe("ShellController with the local hub", () => {
     await vi.waitFor(() => expect(pushed.at(-1)?.timeouts.ratio).toBe(0.2));
     ui.disconnect();
     const lines = readFileSync(record, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { k: string; p?: unknown });
-    expect(lines.filter((l) => l.k === "thresholds").map((l) => l.p)).toEqual([applyThresholds(DEFAULT_THRESHOLDS, { timeouts: { ratio: 0.2 } })]);
+    // The recording says what changed, as a dashboard's thresholds:set does: not every field.
+    const changes = () => readFileSync(record, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { k: string; p?: unknown }).filter((l) => l.k === "thresholds").map((l) => l.p);
+    expect(lines.filter((l) => l.k === "thresholds").map((l) => l.p)).toEqual([{ timeouts: { ratio: 0.2 } }]);
     // Removing the override returns the rule to its default.
     await c.saveSettings({ ...next, thresholds: {} });
     expect(engine.thresholds).toEqual(DEFAULT_THRESHOLDS);
+    // Saving settings that change no threshold records nothing.
+    await c.saveSettings({ ...next, thresholds: {}, runDemo: !next.runDemo });
+    await started[0].close();
+    expect(changes()).toEqual([{ timeouts: { ratio: 0.2 } }, { timeouts: { ratio: DEFAULT_THRESHOLDS.timeouts.ratio } }]);
     expect(await c.saveSettings({ ...next, hub: { port: -5, token: null } })).toEqual({ ok: false, error: "hub.port: must be in 1..65535" });
     expect(started).toHaveLength(1);
+  });
+
+  it("saves only the thresholds a user overrode: every other field, one a later version adds included, is the running version's default", async () => {
+    // A file written before convoy.minHeldFraction and starvation.openingWaitMs existed names neither.
+    const c = make(await storeWith((s) => (s.thresholds = { convoy: { windowMs: 9000 } })));
+    await c.start();
+    const engine = started[0].engine as AlertEngine;
+    expect(engine.thresholds).toEqual(applyThresholds(DEFAULT_THRESHOLDS, { convoy: { windowMs: 9000 } }));
+    expect(engine.thresholds.convoy.minHeldFraction).toBe(DEFAULT_THRESHOLDS.convoy.minHeldFraction);
+    expect(engine.thresholds.starvation.openingWaitMs).toBe(DEFAULT_THRESHOLDS.starvation.openingWaitMs);
+    // Another override saved: the file holds the two overrides, not the merged set.
+    const next = { ...c.settingsView().settings, thresholds: { convoy: { windowMs: 9000 }, timeouts: { ratio: 0.2 } } };
+    expect(await c.saveSettings(next)).toMatchObject({ ok: true });
+    const onDisk = JSON.parse(readFileSync(join(dir, "settings.json"), "utf8")) as Settings;
+    expect(onDisk.thresholds).toEqual({ convoy: { windowMs: 9000 }, timeouts: { ratio: 0.2 } });
+    expect(engine.thresholds.timeouts.ratio).toBe(0.2);
   });
 
   it("restarts the hub after the reply when its port or token changes", async () => {

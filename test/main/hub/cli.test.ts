@@ -100,6 +100,8 @@ describe("npm run hub", () => {
       [["--port", "0", "--webhook", "not a url"], /: --webhook: not a URL: "not a url"$/m],
       [["--port", "0", "--alertmanager", "ftp://am"], /: --alertmanager: only http and https URLs/],
       [["--port", "0", "--dashboard-url", "nope"], /: --dashboard-url: not a URL/],
+      [["--port", "0", "--keep-alive-ms", "5s"], /--keep-alive-ms must be an integer >= 1, got "5s"/],
+      [["--port", "0", "--keep-alive-ms", "500"], /: --keep-alive-ms must be an integer in 1000\.\.3600000, got 500$/m],
     ];
     const results = await Promise.all(cases.map(([args, , env]) => runCli(args, env)));
     cases.forEach(([args, message], i) => {

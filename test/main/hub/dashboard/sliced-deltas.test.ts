@@ -122,7 +122,9 @@ describe("/ui deltas built in slices", () => {
           await hub.close();
         }
       }),
-      { numRuns: 12 },
+      // Stops (shrinking included) before the test's own timeout, so a failure is reported by
+      // fast-check with its seed, path and counterexample rather than cut off unreported.
+      { numRuns: 12, interruptAfterTimeLimit: 200_000, markInterruptAsFailure: true },
     );
   }, 240_000);
 });
