@@ -129,6 +129,8 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   const io = new Server(http, {
     maxHttpBufferSize: LIMITS.maxPacketBytes,
     serveClient: false,
+    // A connection that joins no namespace is closed as one on /agent that says no hello.
+    connectTimeout: o.admission.helloTimeoutMs,
     allowRequest: (req, callback) => {
       const refusal = guard.refuse(req);
       if (refusal !== null) core.reject();
