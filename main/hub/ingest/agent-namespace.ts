@@ -108,11 +108,19 @@ export function attachAgentNamespace(
   core.admission = () => gate.admission(admission.info());
 
   nsp.use((socket, next) => {
-    const why = tokens.refuseHandshake(socket.handshake.auth) ?? gate.refuse(socket.handshake.address);
+    const unauthorized = tokens.refuseHandshake(socket.handshake.auth);
+    const capped = unauthorized === null ? gate.refuse(socket.handshake.address) : null;
+    const why = unauthorized ?? capped;
     if (why === null) return next();
     core.stats.handshakesRefused++;
     core.reject();
     next(new Error(why));
+    // Over a pending cap the connection goes too, unless it carries another namespace: after the
+    // refusal, which socket.io writes on the next tick (close() then waits for it to drain).
+    if (capped === null) return;
+    setImmediate(() => {
+      if ((socket.client as unknown as { sockets: Map<unknown, unknown> }).sockets.size === 0) socket.conn.close();
+    });
   });
 
   nsp.on("connection", (socket) => {
