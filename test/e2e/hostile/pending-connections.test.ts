@@ -19,8 +19,8 @@ interface Idle {
   isOpen(): boolean;
 }
 
-/** A raw engine.io WebSocket from `from` that joins /agent with a valid handshake and then says nothing. */
-function idleAgent(url: string, from: string): Idle {
+/** A raw engine.io WebSocket from `from` that joins /agent with a valid handshake (or, `join` false, no namespace) and then says nothing. */
+function idleAgent(url: string, from: string, join = true): Idle {
   const ws = new WebSocket(`${url.replace(/^http/, "ws")}/socket.io/?EIO=4&transport=websocket`, { localAddress: from });
   onCleanup(() => ws.terminate());
   const closed = new Promise<void>((resolve) => ws.once("close", () => resolve()));
@@ -29,7 +29,8 @@ function idleAgent(url: string, from: string): Idle {
     ws.once("close", () => resolve("closed"));
     ws.on("message", (data: WebSocket.RawData) => {
       const text = String(data);
-      if (text.startsWith("0")) ws.send(`40/agent,${JSON.stringify({ protocol: 1 })}`);
+      if (text.startsWith("0") && join) ws.send(`40/agent,${JSON.stringify({ protocol: 1 })}`);
+      else if (text.startsWith("0")) resolve("open");
       else if (text.startsWith("40/agent,")) resolve("accepted");
       else if (text.startsWith("44/agent,")) resolve((JSON.parse(text.slice("44/agent,".length)) as { message: string }).message);
       else if (text === "2") ws.send("3");
@@ -92,5 +93,20 @@ describe("agent connections that never say hello", () => {
     const s = await state(hub.url);
     expect(s.agents.filter((x) => x.service === "honest" && x.connected).length).toBe(1);
     expect(s.hub.admission!.refused.connections).toBeGreaterThan(0);
+  });
+
+  it("that join no namespace are held at most as many per address as its agents, pending agents and dashboards may use", async () => {
+    // Per address: 5 agents + 5 pending + 8 dashboards (UI_LIMITS) = 18 connections.
+    const hub = await startHubChild({ admission: { maxAgentsPerAddress: 5, maxPendingAgentsPerAddress: 5, helloTimeoutMs: 3000 } });
+    const health = probeHealth(hub.url);
+    const idle = Array.from({ length: 100 }, () => idleAgent(hub.url, "127.0.0.2", false));
+    const opened = await Promise.all(idle.map((c) => c.joined));
+    expect(opened.filter((j) => j === "open").length).toBeLessThanOrEqual(18);
+    expect(opened.filter((j) => j !== "open").every((j) => /Unexpected server response: 4\d\d/.test(j))).toBe(true);
+    // Another address is not refused for them, and they close at the deadline.
+    const honest = await startService({ url: hub.url, service: "honest", instance: "h-1", intervalMs: 250, scenarios: ["steady:5"], notifyAcks: true });
+    await Promise.all(idle.map((c) => c.closed));
+    await expectAckedInOrder(honest);
+    expect((await health.stop()).late).toEqual([]);
   });
 });
