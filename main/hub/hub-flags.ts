@@ -14,6 +14,9 @@ export const HUB_FLAGS = {
   "max-agents-per-address": { type: "string" },
   "max-semaphores": { type: "string" },
   "max-semaphores-per-address": { type: "string" },
+  "max-pending-agents": { type: "string" },
+  "max-pending-agents-per-address": { type: "string" },
+  "hello-timeout-ms": { type: "string" },
   record: { type: "string" },
   "allow-origin": { type: "string", multiple: true },
   alertmanager: { type: "string", multiple: true },
@@ -38,6 +41,9 @@ export const HUB_FLAG_USAGE: readonly string[] = [
   "[--max-semaphores <n>]",
   "[--max-semaphores-per-address <n>]",
   "[--keep-alive-ms <ms>]",
+  "[--max-pending-agents <n>]",
+  "[--max-pending-agents-per-address <n>]",
+  "[--hello-timeout-ms <ms>]",
 ];
 
 /** HUB_FLAGS as parseArgs gives them. */
@@ -46,12 +52,15 @@ export type HubFlagValues = { [K in keyof typeof HUB_FLAGS]?: (typeof HUB_FLAGS)
 /** The HubOptions the shared flags set (createHub checks them as a whole: tokens, host, URLs). */
 export type HubFlagOptions = Pick<HubOptions, "port" | "host" | "token" | "agentToken" | "admission" | "record" | "allowedOrigins" | "alertForwarding" | "keepAliveTimeoutMs">;
 
-/** --max-* flag → HubOptions.admission field. */
+/** --max-* and --hello-timeout-ms flag → HubOptions.admission field. */
 const CAP_FLAGS = {
   "max-agents": "maxAgents",
   "max-agents-per-address": "maxAgentsPerAddress",
   "max-semaphores": "maxSemaphores",
   "max-semaphores-per-address": "maxSemaphoresPerAddress",
+  "max-pending-agents": "maxPendingAgents",
+  "max-pending-agents-per-address": "maxPendingAgentsPerAddress",
+  "hello-timeout-ms": "helloTimeoutMs",
 } as const;
 
 /**

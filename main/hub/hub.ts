@@ -6,9 +6,11 @@ import { Server } from "socket.io";
 import type { AlertEngine, AlertThresholds, ThresholdsPatch } from "../../shared/alerts/index.js";
 import type { HistoryStore } from "../../shared/history/index.js";
 import { LIMITS, type HubState } from "../../shared/protocol/index.js";
+import { UI_LIMITS } from "../../shared/ui-protocol/index.js";
 import pkg from "../../package.json" with { type: "json" };
 import { attachAgentNamespace } from "./ingest/agent-namespace.js";
 import { contained } from "./socket/listener.js";
+import { ConnectionCap } from "./socket/connection-cap.js";
 import { AgentScheduler } from "./ingest/agent-scheduler.js";
 import { TokenCheck } from "./auth.js";
 import { createHttpHandler } from "./dashboard/http-api.js";
@@ -131,15 +133,23 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   // fails (ECONNRESET). Node times headersTimeout and requestTimeout from a request's first byte,
   // not over the idle wait, so their defaults (60 s, 300 s) need not exceed this.
   http.keepAliveTimeout = o.keepAliveTimeoutMs;
+  const a = o.admission;
+  const connectionCap = new ConnectionCap({
+    total: a.maxAgents + a.maxPendingAgents + UI_LIMITS.maxClients,
+    perAddress: a.maxAgentsPerAddress + a.maxPendingAgentsPerAddress + UI_LIMITS.maxClientsPerAddress,
+  });
   const io = new Server(http, {
     maxHttpBufferSize: LIMITS.maxPacketBytes,
     serveClient: false,
+    // A connection that joins no namespace is closed as one on /agent that says no hello.
+    connectTimeout: o.admission.helloTimeoutMs,
     allowRequest: (req, callback) => {
-      const refusal = guard.refuse(req);
+      const refusal = guard.refuse(req) ?? connectionCap.refuse(req);
       if (refusal !== null) core.reject();
       callback(refusal, refusal === null);
     },
   });
+  io.engine.on("connection", (conn: Parameters<ConnectionCap["opened"]>[0]) => connectionCap.opened(conn));
   // Only /agent and /ui exist; the main namespace lets no one in.
   io.of("/").use((_socket, next) => {
     core.reject();

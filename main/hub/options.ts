@@ -24,8 +24,18 @@ export interface HubOptions {
    * Agents held (connected, or disconnected and kept for forgetAfterMs) and semaphores held, in all
    * and per remote address. At a cap the longest-disconnected agents are forgotten to make room;
    * when all are live the newcomer is refused (`agent limit reached`, `semaphore limit reached`).
+   * Agent connections not yet past hello, in all and per address (over a cap the /agent handshake
+   * is refused), and how long one may take to say hello before it is closed.
    */
-  admission?: { maxAgents?: number; maxAgentsPerAddress?: number; maxSemaphores?: number; maxSemaphoresPerAddress?: number };
+  admission?: {
+    maxAgents?: number;
+    maxAgentsPerAddress?: number;
+    maxSemaphores?: number;
+    maxSemaphoresPerAddress?: number;
+    maxPendingAgents?: number;
+    maxPendingAgentsPerAddress?: number;
+    helloTimeoutMs?: number;
+  };
   /** Append every accepted agent message (and every other engine input) to this NDJSON file. */
   record?: string;
   /** Record into this sink instead (the app's rolling recordings, recording-rolling.ts); closed with the hub. */
@@ -106,7 +116,7 @@ export interface ResolvedHubOptions {
   readonly host: string;
   readonly token: string | undefined;
   readonly agentToken: string | undefined;
-  readonly admission: { readonly maxAgents: number; readonly maxAgentsPerAddress: number; readonly maxSemaphores: number; readonly maxSemaphoresPerAddress: number };
+  readonly admission: { readonly [K in keyof typeof DEFAULT_ADMISSION]: number };
   readonly record: string | undefined;
   readonly staticDir: string | undefined;
   readonly now: () => number;
@@ -142,7 +152,17 @@ export const DEFAULT_AGENT_ADDRESS_BUDGET = { itemsPerSecond: 20_000, burst: 20_
  * Twice the hub's design scale (10,000 semaphores) in all, the design scale from one address (a
  * fleet behind one NAT fits); agents: 1,000 of 10 semaphores on one host, as the address budget.
  */
-export const DEFAULT_ADMISSION = { maxAgents: 2000, maxAgentsPerAddress: 1000, maxSemaphores: 20_000, maxSemaphoresPerAddress: 10_000 } as const;
+export const DEFAULT_ADMISSION = {
+  maxAgents: 2000,
+  maxAgentsPerAddress: 1000,
+  maxSemaphores: 20_000,
+  maxSemaphoresPerAddress: 10_000,
+  // An agent is past hello a round trip after it connects: as many pending as agents held lets a
+  // whole fleet behind one address reconnect at once after a hub restart.
+  maxPendingAgents: 2000,
+  maxPendingAgentsPerAddress: 1000,
+  helloTimeoutMs: 10_000,
+} as const;
 export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 /** HubOptions.keepAliveTimeoutMs: above a 1-minute scrape interval and a 60 s proxy idle timeout. */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -215,7 +235,7 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
     host,
     token,
     agentToken,
-    admission: { maxAgents: cap("maxAgents"), maxAgentsPerAddress: cap("maxAgentsPerAddress"), maxSemaphores: cap("maxSemaphores"), maxSemaphoresPerAddress: cap("maxSemaphoresPerAddress") },
+    admission: Object.fromEntries(Object.keys(DEFAULT_ADMISSION).map((k) => [k, cap(k as keyof typeof DEFAULT_ADMISSION)])) as ResolvedHubOptions["admission"],
     record: opts.record,
     staticDir: opts.staticDir,
     now: opts.now ?? Date.now,

@@ -352,18 +352,31 @@ export interface HubAdmission {
   /** Agents held, connected or not (a disconnected one is kept for hours unless room is needed). */
   agents: number;
   semaphores: number;
-  limits: { maxAgents: number; maxAgentsPerAddress: number; maxSemaphores: number; maxSemaphoresPerAddress: number };
+  /** The pending caps and the hello deadline are optional additions. */
+  limits: {
+    maxAgents: number;
+    maxAgentsPerAddress: number;
+    maxSemaphores: number;
+    maxSemaphoresPerAddress: number;
+    maxPendingAgents?: number;
+    maxPendingAgentsPerAddress?: number;
+    helloTimeoutMs?: number;
+  };
   /**
    * Refused hellos over an agent cap, messages over a semaphore cap, hellos taking over a live
-   * identity, and (optional addition) dashboard handshakes over a /ui cap.
+   * identity, and (optional additions) dashboard handshakes over a /ui cap and /agent handshakes
+   * over a cap on connections not yet past hello.
    */
-  refused: { agents: number; semaphores: number; identity: number; dashboards?: number };
+  refused: { agents: number; semaphores: number; identity: number; dashboards?: number; connections?: number };
   /**
-   * Optional addition: refused.agents, refused.semaphores (and refused.dashboards, itself optional)
-   * split by the cap that refused them: `address` (the newcomer's address was at its own cap: one
-   * address flooding) or `total` (the hub was full). Each pair sums to its count in `refused`.
+   * Optional addition: refused.agents, refused.semaphores (and refused.dashboards,
+   * refused.connections, themselves optional) split by the cap that refused them: `address` (the
+   * newcomer's address was at its own cap: one address flooding) or `total` (the hub was full).
+   * Each pair sums to its count in `refused`.
    */
-  refusedScope?: Record<"agents" | "semaphores", Record<CapScope, number>> & { dashboards?: Record<CapScope, number> };
+  refusedScope?: Record<"agents" | "semaphores", Record<CapScope, number>> & { dashboards?: Record<CapScope, number>; connections?: Record<CapScope, number> };
+  /** Optional addition: agent connections closed for saying no hello the hub took within helloTimeoutMs. */
+  helloTimeouts?: number;
   /** Disconnected agents forgotten early to make room. */
   evictedAgents: number;
 }

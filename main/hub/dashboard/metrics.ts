@@ -109,16 +109,17 @@ export class HubMetrics {
     hubGauge("history_bytes", "Typed-array bytes the histories hold.", () => core.history.bytes());
     hubGauge("start_time_seconds", "When the hub started (epoch seconds).", () => core.startedAt / 1000);
     hubGauge("semaphores", "Semaphores the hub holds for its agents (against admission.maxSemaphores).", () => core.admission?.().semaphores ?? 0);
+    hubCounter("agent_hello_timeouts", "Agent connections closed for saying no hello within admission.helloTimeoutMs.", () => core.admission?.().helloTimeouts ?? 0);
     hubCounter("agents_evicted", "Disconnected agents forgotten early to make room for a new one.", () => core.admission?.().evictedAgents ?? 0);
     const refused: Counter<"what" | "scope"> = new Counter({
       name: "semscope_hub_admission_refused_total",
-      help: "Refused for a cap or an identity: agents (a hello over an agent cap), semaphores (a message over a semaphore cap), identity (a hello taking over a live agentId or service/instance), dashboards (a /ui handshake over a dashboard cap); scope: the cap's, address (one address at its own) or total (the hub full).",
+      help: "Refused for a cap or an identity: agents (a hello over an agent cap), semaphores (a message over a semaphore cap), identity (a hello taking over a live agentId or service/instance), dashboards (a /ui handshake over a dashboard cap), connections (an /agent handshake over a cap on connections not yet past hello); scope: the cap's, address (one address at its own) or total (the hub full).",
       labelNames: ["what", "scope"],
       registers: [r],
       collect: () => {
         refused.reset();
         const a = core.admission?.();
-        for (const what of ["agents", "semaphores", "dashboards"] as const) for (const scope of ["address", "total"] as const) refused.inc({ what, scope }, a?.refusedScope?.[what]?.[scope] ?? 0);
+        for (const what of ["agents", "semaphores", "dashboards", "connections"] as const) for (const scope of ["address", "total"] as const) refused.inc({ what, scope }, a?.refusedScope?.[what]?.[scope] ?? 0);
         refused.inc({ what: "identity" }, a?.refused.identity ?? 0);
       },
     });

@@ -1,5 +1,6 @@
 // Who may join the hub, and how much of it they may hold: agents and semaphores per remote address
-// and in all (disconnected agents count, for the 6 h they are kept), and one live owner per
+// and in all (disconnected agents count, for the 6 h they are kept; the semaphores of an earlier
+// run of a service/instance do not, its new run holds the same names), and one live owner per
 // agentId and per service/instance. At a cap, agents long disconnected are forgotten first, oldest
 // first, to make room; only when every agent held is live is the newcomer refused, with a reason
 // in its ack, and counted by cause and, for a cap, by its scope: `address` when the newcomer's own
@@ -27,8 +28,14 @@ interface Held {
   address: string;
   /** agentKey(service, instance) as indexed in `named` (a hello may rename the agent). */
   name: string;
-  /** rec.entries.size when last looked at (sync). */
+  /** rec.entries.size when last looked at (sync); 0 while superseded. */
   semaphores: number;
+  /**
+   * Another agent joined later under the same service/instance (a restart: a new agentId): this
+   * record is an earlier run, kept disconnected, whose semaphores are the live run's names. It
+   * still counts as an agent (and leaves first to make room) but holds no semaphores for live use.
+   */
+  superseded: boolean;
 }
 
 /**
@@ -145,7 +152,7 @@ export class Admission {
       h = undefined;
     }
     if (h === undefined) {
-      h = { rec, address, name: agentKey(rec.service, rec.instance), semaphores: 0 };
+      h = { rec, address, name: agentKey(rec.service, rec.instance), semaphores: 0, superseded: false };
       this.held.set(rec.agentId, h);
       this.index(h);
       this.tally(address).agents++;
@@ -157,6 +164,17 @@ export class Admission {
         h.name = name;
         this.index(h);
       }
+    }
+    this.supersede(h);
+  }
+
+  /** `h` is the latest run of its service/instance: the others held under that name stop counting semaphores. */
+  private supersede(h: Held): void {
+    for (const other of this.named.get(h.name) ?? []) {
+      const superseded = other !== h;
+      if (other.superseded === superseded) continue;
+      other.superseded = superseded;
+      this.sync(other);
     }
     this.sync(h);
   }
@@ -246,7 +264,7 @@ export class Admission {
 
   /** Brings h's semaphore count to what its record holds now. */
   private sync(h: Held): void {
-    const n = h.rec.entries.size;
+    const n = h.superseded ? 0 : h.rec.entries.size;
     if (n === h.semaphores) return;
     this.tally(h.address).semaphores += n - h.semaphores;
     this.semaphoreTotal += n - h.semaphores;

@@ -13,6 +13,7 @@ import { AddressBudgets, CombinedBudget } from "./rate-limit.js";
 import { contained, reply, splitArgs } from "../socket/listener.js";
 import { TokenBucket } from "../socket/token-bucket.js";
 import { Admission, type AdmissionLimits } from "./admission.js";
+import { HelloGate, type HelloLimits } from "./hello-gate.js";
 
 /**
  * Pausing a WebSocket stops reading its TCP socket (ws's pause()), so what the lane cannot yet
@@ -65,6 +66,8 @@ class Message implements Item {
     private readonly event: AgentEventName | undefined,
     private readonly payload: unknown,
     readonly ack: ((answer: unknown) => void) | undefined,
+    /** Called when a hello is taken: the connection is past hello. */
+    private readonly helloTaken: () => void,
   ) {
     const service = event === "hello" ? (payload as { service?: unknown } | null | undefined)?.service : undefined;
     this.claims = typeof service === "string" ? service : undefined;
@@ -75,6 +78,7 @@ class Message implements Item {
   }
 
   answer(a: Ack): void {
+    if (this.event === "hello" && a.ok) this.helloTaken();
     reply(this.ack, a);
   }
 }
@@ -84,8 +88,8 @@ export interface AgentLimits {
   budget: { itemsPerSecond: number; burst: number };
   /** Shared by every connection from one remote address. */
   addressBudget: { itemsPerSecond: number; burst: number };
-  /** Agents and semaphores held, per remote address and in all (admission.ts). */
-  admission: AdmissionLimits;
+  /** Agents and semaphores held, per remote address and in all (admission.ts), and connections not yet past hello (hello-gate.ts). */
+  admission: AdmissionLimits & HelloLimits;
 }
 
 export function attachAgentNamespace(
@@ -100,20 +104,34 @@ export function attachAgentNamespace(
   let connections = 0;
   const addresses = new AddressBudgets(limits.addressBudget.itemsPerSecond, limits.addressBudget.burst);
   const admission = new Admission(core, limits.admission);
-  core.admission = () => admission.info();
+  const gate = new HelloGate(limits.admission);
+  core.admission = () => gate.admission(admission.info());
 
   nsp.use((socket, next) => {
-    const why = tokens.refuseHandshake(socket.handshake.auth);
+    const unauthorized = tokens.refuseHandshake(socket.handshake.auth);
+    const capped = unauthorized === null ? gate.refuse(socket.handshake.address) : null;
+    const why = unauthorized ?? capped;
     if (why === null) return next();
     core.stats.handshakesRefused++;
     core.reject();
     next(new Error(why));
+    // Over a pending cap the connection goes too, unless it carries another namespace: after the
+    // refusal, which socket.io writes on the next tick (close() then waits for it to drain).
+    if (capped === null) return;
+    setImmediate(() => {
+      if ((socket.client as unknown as { sockets: Map<unknown, unknown> }).sockets.size === 0) socket.conn.close();
+    });
   });
 
   nsp.on("connection", (socket) => {
     const address = socket.handshake.address;
     const connection = ++connections;
     admission.opened(connection);
+    gate.opened(connection, address, () => {
+      log(`semscope hub: closed an agent connection from ${address}: no hello within ${limits.admission.helloTimeoutMs} ms`);
+      socket.disconnect(true);
+    });
+    const helloTaken = () => gate.settled(connection);
     const session = new AgentSession(core, connection, limits.rate, (request) => socket.emit("flight_request", request), { admission, address });
     const budget = new CombinedBudget([new TokenBucket(limits.budget.itemsPerSecond, limits.budget.burst), addresses.acquire(address)]);
     const lane = scheduler.add(new Lane(session, transportOf(socket), budget));
@@ -126,16 +144,17 @@ export function attachAgentNamespace(
     for (const event of AGENT_EVENTS) {
       socket.on(event, (...args: unknown[]) => {
         const { payload, ack } = splitArgs(args);
-        submit(new Message(session, event, payload, ack), 1 + listLength(event, payload));
+        submit(new Message(session, event, payload, ack, helloTaken), 1 + listLength(event, payload));
       });
     }
     socket.onAny((event: unknown, ...args: unknown[]) => {
       if (typeof event === "string" && isAgentEvent(event)) return;
-      submit(new Message(session, undefined, undefined, splitArgs(args).ack), 1);
+      submit(new Message(session, undefined, undefined, splitArgs(args).ack, helloTaken), 1);
     });
     socket.on("error", () => session.decodeError());
     socket.on("disconnect", (reason, description) => {
       // Counted at once; the agent goes down after what it sent before.
+      gate.settled(connection);
       contained("agent disconnect", log, undefined, () => session.closing(reason, description));
       scheduler.end(lane, {
         run: () => {

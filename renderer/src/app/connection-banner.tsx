@@ -67,18 +67,21 @@ export function AdmissionPill() {
   const { agents, semaphores, identity } = a.refused;
   // Older hubs do not count dashboards refused over the /ui caps.
   const dashboards = a.refused.dashboards ?? 0;
-  const total = agents + semaphores + identity + dashboards;
+  // Nor agent connections refused before hello.
+  const connections = a.refused.connections ?? 0;
+  const total = agents + semaphores + identity + dashboards + connections;
   if (total === 0) return null;
   const l = a.limits;
   // Which cap refused: one address at its own (a flood from there), or the hub full. Older hubs say neither.
-  const scoped = (what: "agents" | "semaphores" | "dashboards") => {
+  const scoped = (what: "agents" | "semaphores" | "dashboards" | "connections") => {
     const s = a.refusedScope?.[what];
     return s === undefined ? "" : ` (${s.address} at an address's cap, ${s.total} at the hub's)`;
   };
   const title =
     `The hub refused ${agents} agent(s) over its agent caps${scoped("agents")}, ${semaphores} message(s) over its semaphore caps${scoped("semaphores")}, ` +
     `${identity} hello(s) claiming an identity another live agent holds, ` +
-    `and ${dashboards} dashboard connection(s) over its dashboard caps${scoped("dashboards")}. ` +
+    `${dashboards} dashboard connection(s) over its dashboard caps${scoped("dashboards")}, ` +
+    `and ${connections} agent connection(s) over its caps on connections not yet past hello${scoped("connections")}. ` +
     `It holds ${a.agents} agents (at most ${l.maxAgents}, ${l.maxAgentsPerAddress} per address) and ${a.semaphores} semaphores ` +
     `(at most ${l.maxSemaphores}, ${l.maxSemaphoresPerAddress} per address); ${a.evictedAgents} disconnected agent(s) forgotten to make room.`;
   return (

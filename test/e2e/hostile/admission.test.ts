@@ -88,7 +88,7 @@ describe("a flood of agents and semaphores from one address", () => {
     ui.on("snapshot", (s: UiSnapshot) => void (s.state.hub.admission !== undefined && seen.push(s.state.hub.admission)));
     ui.on("delta", (d: UiDelta) => void (d.admission !== undefined && seen.push(d.admission)));
     await until(() => seen.length > 0 || undefined, "the dashboard's snapshot", 10_000);
-    expect(seen[0].refused).toEqual({ agents: 0, semaphores: 0, identity: 0, dashboards: 0 });
+    expect(seen[0].refused).toEqual({ agents: 0, semaphores: 0, identity: 0, dashboards: 0, connections: 0 });
     const first = await floodAgent(hub.url, "live-0", 1000);
     expect(first.acks).toEqual({ hello: true, register: true, samples: true });
     // Live: nothing to forget to make room.
@@ -199,9 +199,9 @@ describe("a flood from one address and a full hub", () => {
     const C = "127.0.0.4";
     for (let i = 0; i < 3; i++) expect((await join(C, `c${i}`, 0)).hello.error).toBe("agent limit reached: total cap, this hub holds at most 5 agents");
 
-    const scoped = { agents: { address: 3, total: 3 }, semaphores: { address: 1, total: 1 }, dashboards: { address: 0, total: 0 } };
+    const scoped = { agents: { address: 3, total: 3 }, semaphores: { address: 1, total: 1 }, connections: { address: 0, total: 0 }, dashboards: { address: 0, total: 0 } };
     const stats = (await (await fetch(`${hub.url}/api/stats`)).json()) as { admission: HubAdmission };
-    expect(stats.admission.refused).toEqual({ agents: 6, semaphores: 2, identity: 0, dashboards: 0 });
+    expect(stats.admission.refused).toEqual({ agents: 6, semaphores: 2, identity: 0, dashboards: 0, connections: 0 });
     expect(stats.admission.refusedScope).toEqual(scoped);
     expect((await state(hub.url)).hub.admission?.refusedScope).toEqual(scoped);
     const metrics = await (await fetch(`${hub.url}/metrics`)).text();

@@ -71,11 +71,11 @@ describe("npm run hub", () => {
   });
 
   it("takes the agent token and the caps from flags: the agent token opens /agent and not the API", async () => {
-    const { child, firstLine, exit } = startCli(["--port", "0", "--token", "t", "--agent-token", "a", "--max-agents", "7"]);
+    const { child, firstLine, exit } = startCli(["--port", "0", "--token", "t", "--agent-token", "a", "--max-agents", "7", "--max-pending-agents-per-address", "9", "--hello-timeout-ms", "4000"]);
     const url = (await firstLine).slice("semscope hub listening on ".length);
     expect((await fetch(`${url}/api/state`, { headers: { Authorization: "Bearer a" } })).status).toBe(401);
-    const state = (await (await fetch(`${url}/api/state`, { headers: { Authorization: "Bearer t" } })).json()) as { hub: { admission: { limits: { maxAgents: number } } } };
-    expect(state.hub.admission.limits.maxAgents).toBe(7);
+    const state = (await (await fetch(`${url}/api/state`, { headers: { Authorization: "Bearer t" } })).json()) as { hub: { admission: { limits: Record<string, number> } } };
+    expect(state.hub.admission.limits).toMatchObject({ maxAgents: 7, maxPendingAgentsPerAddress: 9, helloTimeoutMs: 4000 });
     child.kill("SIGTERM");
     expect(await exit).toBe(0);
   });
@@ -97,6 +97,7 @@ describe("npm run hub", () => {
       [["--port", "0", "--max-semaphores", "0"], /--max-semaphores must be an integer >= 1, got "0"/],
       [["--port", "0", "--max-agents", "200000000"], /: --max-agents must be an integer in 1\.\.100000000, got 200000000$/m],
       [["--port", "0", "--max-agents-per-address", "x"], /--max-agents-per-address must be an integer >= 1/],
+      [["--port", "0", "--hello-timeout-ms", "0"], /--hello-timeout-ms must be an integer >= 1/],
       [["--port", "0", "--webhook", "not a url"], /: --webhook: not a URL: "not a url"$/m],
       [["--port", "0", "--alertmanager", "ftp://am"], /: --alertmanager: only http and https URLs/],
       [["--port", "0", "--dashboard-url", "nope"], /: --dashboard-url: not a URL/],

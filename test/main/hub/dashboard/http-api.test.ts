@@ -38,14 +38,24 @@ const stateSchema = z.strictObject({
       .strictObject({
         agents: z.number().int().min(0),
         semaphores: z.number().int().min(0),
-        limits: z.strictObject({ maxAgents: z.number(), maxAgentsPerAddress: z.number(), maxSemaphores: z.number(), maxSemaphoresPerAddress: z.number() }),
-        refused: z.strictObject({ agents: z.number(), semaphores: z.number(), identity: z.number(), dashboards: z.number() }),
+        limits: z.strictObject({
+          maxAgents: z.number(),
+          maxAgentsPerAddress: z.number(),
+          maxSemaphores: z.number(),
+          maxSemaphoresPerAddress: z.number(),
+          maxPendingAgents: z.number(),
+          maxPendingAgentsPerAddress: z.number(),
+          helloTimeoutMs: z.number(),
+        }),
+        refused: z.strictObject({ agents: z.number(), semaphores: z.number(), identity: z.number(), dashboards: z.number(), connections: z.number() }),
         refusedScope: z.strictObject({
           agents: z.strictObject({ address: z.number(), total: z.number() }),
           semaphores: z.strictObject({ address: z.number(), total: z.number() }),
           dashboards: z.strictObject({ address: z.number(), total: z.number() }),
+          connections: z.strictObject({ address: z.number(), total: z.number() }),
         }),
         evictedAgents: z.number(),
+        helloTimeouts: z.number(),
       })
       .optional(),
   }),
@@ -144,11 +154,12 @@ describe("GET /api/stats", () => {
     expect(body.admission).toEqual({
       agents: 2,
       semaphores: 2,
-      limits: { maxAgents: 2, maxAgentsPerAddress: 1000, maxSemaphores: 3, maxSemaphoresPerAddress: 10_000 },
-      refused: { agents: 1, semaphores: 1, identity: 1, dashboards: 0 },
+      limits: { maxAgents: 2, maxAgentsPerAddress: 1000, maxSemaphores: 3, maxSemaphoresPerAddress: 10_000, maxPendingAgents: 2000, maxPendingAgentsPerAddress: 1000, helloTimeoutMs: 10_000 },
+      refused: { agents: 1, semaphores: 1, identity: 1, dashboards: 0, connections: 0 },
       // Both from the hub's caps in all: this address holds far less than its own.
-      refusedScope: { agents: { address: 0, total: 1 }, semaphores: { address: 0, total: 1 }, dashboards: { address: 0, total: 0 } },
+      refusedScope: { agents: { address: 0, total: 1 }, semaphores: { address: 0, total: 1 }, dashboards: { address: 0, total: 0 }, connections: { address: 0, total: 0 } },
       evictedAgents: 0,
+      helloTimeouts: 0,
     });
   });
 });

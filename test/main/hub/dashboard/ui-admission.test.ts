@@ -43,7 +43,7 @@ describe("/ui refusals at the dashboard caps", () => {
     const headers = { authorization: "Bearer t0ken" };
     const stats = await getJson<{ handshakesRefused: number; admission: HubAdmission }>(hub, "/api/stats", { headers });
     expect(stats.body.handshakesRefused).toBe(4);
-    expect(stats.body.admission.refused).toEqual({ agents: 0, semaphores: 0, identity: 0, dashboards: 3 });
+    expect(stats.body.admission.refused).toEqual({ agents: 0, semaphores: 0, identity: 0, dashboards: 3, connections: 0 });
     expect(stats.body.admission.refusedScope?.dashboards).toEqual(scoped);
     const state = await getJson<{ hub: { admission: HubAdmission } }>(hub, "/api/state", { headers });
     expect(state.body.hub.admission.refusedScope?.dashboards).toEqual(scoped);
