@@ -66,6 +66,97 @@ describe("HistoryStore eviction", () => {
     expect(store.has("honest/h/0")).toBe(true);
   });
 
+  it("evicts for fairness from a group holding most, its least recently updated history, and refuses a group at its share", () => {
+    // Keys of a few instances; the clock mostly stands still (every history live), now and then
+    // jumps past minIdleMs (the least recent goes whoever holds it).
+    type Op = { kind: "push" | "delete"; group: number; id: number; advance: number };
+    const op = fc.record({
+      kind: fc.constantFrom<Op["kind"]>("push", "push", "push", "push", "push", "push", "delete"),
+      // One instance with more keys than the others, as a flood would be.
+      group: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 4 }) }),
+      id: fc.integer({ min: 0, max: 7 }),
+      advance: fc.oneof({ weight: 30, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.constant(SEC) }, { weight: 1, arbitrary: fc.constant(70 * SEC) }),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), fc.integer({ min: 2, max: 12 }), (ops, max) => {
+        const { store, clock } = clocked({ maxSemaphores: max });
+        // The model: each held key's group, last update (order and time).
+        const held = new Map<string, { group: string; order: number; at: number }>();
+        let order = 0;
+        let t = T0;
+        const counts = { evicted: 0, fair: 0, refused: 0 };
+        const sizes = () => {
+          const n = new Map<string, number>();
+          for (const h of held.values()) n.set(h.group, (n.get(h.group) ?? 0) + 1);
+          return n;
+        };
+        for (const o of ops) {
+          clock.now += o.advance;
+          t += SEC;
+          const group = `svc/i${o.group}`;
+          const key = `${group}/s${o.id}`;
+          if (o.kind === "delete") {
+            expect(store.delete(key)).toBe(held.delete(key));
+            continue;
+          }
+          const before = new Set(store.keys());
+          const ok = store.push(key, sample(), t, SEC);
+          const mine = held.get(key);
+          if (mine !== undefined) {
+            expect(ok).toBe(true);
+            held.set(key, { ...mine, order: ++order, at: clock.now });
+            continue;
+          }
+          const gone = [...before].filter((k) => !store.has(k));
+          if (held.size < max) {
+            expect([ok, gone]).toEqual([true, []]);
+          } else {
+            const oldest = [...held.entries()].sort((a, b) => a[1].order - b[1].order)[0];
+            const n = sizes();
+            const own = n.get(group) ?? 0;
+            const share = Math.floor(max / (n.size + (own === 0 ? 1 : 0)));
+            const most = Math.max(...n.values());
+            if (clock.now - oldest[1].at >= DEFAULT_MIN_IDLE_MS) {
+              expect([ok, gone]).toEqual([true, [oldest[0]]]);
+              counts.evicted++;
+            } else if (own >= share || most <= own + 1) {
+              expect([ok, gone]).toEqual([false, []]);
+              counts.refused++;
+            } else {
+              // One history went, from a group that held most, the least recently updated of it.
+              expect(ok).toBe(true);
+              expect(gone.length).toBe(1);
+              const victim = held.get(gone[0])!;
+              expect(n.get(victim.group)).toBe(most);
+              const leastOfGroup = [...held.entries()].filter(([, h]) => h.group === victim.group).sort((a, b) => a[1].order - b[1].order)[0][0];
+              expect(gone[0]).toBe(leastOfGroup);
+              counts.evicted++;
+              counts.fair++;
+            }
+            for (const k of gone) held.delete(k);
+          }
+          if (ok) held.set(key, { group, order: ++order, at: clock.now });
+        }
+        expect(new Set(store.keys())).toEqual(new Set(held.keys()));
+        expect([store.evicted, store.evictedForFairness, store.refused]).toEqual([counts.evicted, counts.fair, counts.refused]);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("takes from instances holding most alike in turn, each's least recently updated first", () => {
+    const { store, clock } = clocked({ maxSemaphores: 12 });
+    for (const g of ["a", "b", "c"]) for (let i = 0; i < 4; i++) store.push(`svc/${g}/${i}`, sample(), T0, SEC);
+    clock.now = 1000;
+    // b's 0 is updated: its least recent is now its 1.
+    store.push("svc/b/0", sample(), T0 + SEC, SEC);
+    for (let i = 0; i < 3; i++) expect(store.push(`svc/new/${i}`, sample(), T0 + SEC, SEC)).toBe(true);
+    expect(["svc/a/0", "svc/b/1", "svc/c/0"].some((k) => store.has(k))).toBe(false);
+    expect(store.evictedForFairness).toBe(3);
+    // Now four instances of 3 (share 3): the newcomer holds its share.
+    expect(store.push("svc/new/3", sample(), T0 + SEC, SEC)).toBe(false);
+  });
+
   it("one key more than it holds, updated round after round, rebuilds nothing: the held histories keep every sample", () => {
     const { store, clock } = clocked({ maxSemaphores: 100 });
     const keys = Array.from({ length: 101 }, (_, i) => `svc/i/${i}`);
