@@ -88,8 +88,7 @@ export class HistoryStore {
   readonly minIdleMs: number;
   /** HistoryStoreOptions.longLived. */
   readonly longLived: boolean;
-  private readonly historyOptions: SemaphoreHistoryOptions | undefined;
-  /** Every history's rows come from these, and go back to them when it is dropped. */
+  /** Every history's storage (and shape) comes from these, and goes back to them when it is dropped. */
   private readonly pools: HistoryPools;
   private readonly now: () => number;
   private readonly byKey = new Map<string, HistoryEntry>();
@@ -119,7 +118,6 @@ export class HistoryStore {
     this.capacity = Math.min(max, Math.floor(maxBytes / full));
     this.minIdleMs = idle;
     this.now = opts.now ?? Date.now;
-    this.historyOptions = opts.history;
     this.longLived = opts.longLived === true;
     this.pools = historyPools(resolveHistoryOptions(opts.history), undefined, this.longLived);
   }
@@ -149,7 +147,7 @@ export class HistoryStore {
       }
       this.evictedCount++;
     }
-    const history = new SemaphoreHistory(this.historyOptions, growthSpread(key), this.pools);
+    const history = new SemaphoreHistory(undefined, growthSpread(key), this.pools);
     const made = new HistoryEntry(key, history, this.recency.take(now, ++this.stamps));
     this.byKey.set(key, made);
     let group = this.groups.get(name);
@@ -239,9 +237,12 @@ export class HistoryStore {
     return n;
   }
 
-  /** Typed-array bytes allocated for histories: what they hold, chunks given back, and each pool's last slab's unused part. */
+  /**
+   * Typed-array bytes allocated for histories: what they hold, chunks and open minutes given back,
+   * and each pool's last slab's unused part.
+   */
   allocatedBytes(): number {
-    return this.pools.second.bytes() + this.pools.minute.bytes();
+    return this.pools.second.bytes() + this.pools.minute.bytes() + this.pools.open.bytes();
   }
 
   /** The replicas named by `keys` as one series (fleet-window.ts); unknown keys are skipped. */
