@@ -1,10 +1,11 @@
 // Fixed-length Float64Array slots, each a view into a slab shared with others, handed out and
-// taken back: the open minute of every history (minute-tier.ts) is one.
+// taken back: the open minute of every history (minute-tier.ts), a semaphore tracker's rule state
+// and its first timeouts window (shared/alerts).
 //
 // Why: a Float64Array of its own is an ArrayBuffer of its own, allocated and zeroed outside the
 // heap, which V8 tracks one by one (and counts towards the external memory that starts a full
 // collection). A flood of new semaphores made thousands of them in one turn. A slot is a view
-// into a slab (~1 MiB) allocated once, and a slot given back is handed out again first.
+// into a slab allocated once, and a slot given back is handed out again first.
 import { SLAB_BYTES, slabBuffer } from "./column-ring.js";
 
 export class SlotPool {
