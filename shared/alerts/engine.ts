@@ -21,7 +21,7 @@ import { fleetCounts, fleetEntry, fleetFigures, type FleetCounts, type FleetEntr
 import { agentKey, evaluateAgentDown, type DownCause } from "./rules/agent-down-rule.js";
 import { evaluateOverBudget } from "./rules/over-budget-rule.js";
 import { Registry, type RegistryAgent, type RegistryBase, type RegistryEntry } from "./registry.js";
-import { implicitInfo, SEMAPHORE_RULES, SemaphoreTracker } from "./semaphore-tracker.js";
+import { implicitInfo, SEMAPHORE_RULES, SemaphoreTracker, trackerPools } from "./semaphore-tracker.js";
 import { applyThresholds, DEFAULT_THRESHOLDS, type AlertThresholds, type ThresholdsPatch } from "./thresholds.js";
 import type { AlertChange } from "./types.js";
 
@@ -61,6 +61,8 @@ export class AlertEngine {
   /** Who is known, agents and semaphore trackers: the rest of the engine's fields are rule state. */
   readonly registry: RegistryBase<RegistryAgent>;
   private readonly groups = new Map<string, Group>();
+  /** Where its trackers' rule state comes from. */
+  private readonly pools = trackerPools();
   /** Whether the last trackerFor() made its tracker. */
   private created = false;
   /** forgetInParts() calls with semaphores still to retire: out of the registry, their alerts hidden from reads. */
@@ -107,7 +109,7 @@ export class AlertEngine {
       const e = this.registry.entry(a, info.id);
       const sem = this.registry.tracker(e.key);
       if (sem === undefined) {
-        const created = (e.tracker = new SemaphoreTracker(agentId, a.service, a.instance, info, true, a.intervalMs, this.book));
+        const created = (e.tracker = new SemaphoreTracker(agentId, a.service, a.instance, info, true, a.intervalMs, this.book, this.pools));
         this.registry.addTracker(created);
         this.joinGroup(created);
         touched.add(created.groupKey);
@@ -415,7 +417,7 @@ export class AlertEngine {
       this.adopt(a, sem);
       return (e.tracker = sem);
     }
-    const created = (e.tracker = new SemaphoreTracker(a.agentId, a.service, a.instance, implicitInfo(e.id, cap), false, a.intervalMs, this.book));
+    const created = (e.tracker = new SemaphoreTracker(a.agentId, a.service, a.instance, implicitInfo(e.id, cap), false, a.intervalMs, this.book, this.pools));
     this.registry.addTracker(created);
     this.joinGroup(created);
     this.created = true;
@@ -457,7 +459,17 @@ export class AlertEngine {
       this.book.resolve("over_budget", gk, at, { resolution: "no members left" });
       return;
     }
+    // The rule raises only where a member declares a budget, and resolves only what is active:
+    // with neither, its answer is known without building every member (each new name is a
+    // group of its own, evaluated as it registers).
+    if (this.book.get("over_budget", gk) === undefined && !this.anyBudget(g)) return;
     evaluateOverBudget(this.book, g.service, g.name, this.liveMembers(g), at);
+  }
+
+  /** Whether a member of `g`, live or not, declares a budget. */
+  private anyBudget(g: Group): boolean {
+    for (const key of g.keys) if (this.registry.tracker(key)?.info.budget !== undefined) return true;
+    return false;
   }
 
   private groupKeysOf(a: RegistryAgent): Set<string> {

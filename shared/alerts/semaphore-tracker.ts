@@ -11,8 +11,9 @@ import { DoubleReleaseRule } from "./rules/double-release-rule.js";
 import { LeakRule, leakCheckHolds } from "./rules/leak-rule.js";
 import { OrderInversionRule } from "./rules/order-inversion-rule.js";
 import { feedStarvationClear, StarvationRule, starving } from "./rules/starvation-rule.js";
-import { TimeoutsRule } from "./rules/timeouts-rule.js";
-import { RUN_LENGTH } from "./window.js";
+import { TIMEOUTS_FIELDS, TimeoutsRule } from "./rules/timeouts-rule.js";
+import { firstWindowLength, RUN_LENGTH } from "./window.js";
+import { SlotPool } from "../history/slot-pool.js";
 import type { AlertThresholds } from "./thresholds.js";
 import type { AlertTarget, SampleTime, SemaphoreContext } from "./types.js";
 
@@ -48,13 +49,36 @@ const STARVATION_CLEAR = CONVOY_CLEAR + RUN_LENGTH;
 const TIMEOUTS_CLEAR = STARVATION_CLEAR + RUN_LENGTH;
 const STATE_LENGTH = TIMEOUTS_CLEAR + RUN_LENGTH;
 
+/** Slabs of trackers' pooled numbers: ~580 trackers' rule states, ~180 first timeouts windows. */
+const TRACKER_SLAB_BYTES = 64 * 1024;
+
+/**
+ * Where an engine's trackers take their rule state and their timeouts window's first buffer from
+ * (slots of small slabs: a Float64Array of its own is an ArrayBuffer of its own, and a flood of
+ * new semaphores made thousands in one turn), given back when they retire.
+ */
+export interface TrackerPools {
+  readonly state: SlotPool;
+  readonly timeouts: SlotPool;
+}
+
+export function trackerPools(): TrackerPools {
+  return { state: new SlotPool(STATE_LENGTH, TRACKER_SLAB_BYTES), timeouts: new SlotPool(firstWindowLength(TIMEOUTS_FIELDS), TRACKER_SLAB_BYTES) };
+}
+
 /** A new tracker's state: no sample yet, the leak check never seen holding, every run empty (0). */
-function newRuleState(): Float64Array {
-  const st = new Float64Array(STATE_LENGTH);
+function newRuleState(pool: SlotPool): Float64Array {
+  const st = pool.take().fill(0);
   st[LAST_T] = -Infinity;
   st[LEAK_LAST_GOOD_T] = -Infinity;
   return st;
 }
+
+/**
+ * A retired tracker's state, its own given back: a sample time no sample passes, so whatever
+ * still held the tracker could apply nothing to it. Never written (retire is the last write).
+ */
+const RETIRED_STATE = new Float64Array(STATE_LENGTH).fill(Infinity);
 
 /** A SemaphoreState whose `last` is `S` (a Sample, or one without histograms). */
 export type SemaphoreStateOf<S extends SampleFigures> = Omit<SemaphoreState, "last"> & { last: S | null };
@@ -79,14 +103,19 @@ export class SemaphoreTracker implements SemaphoreContext {
   intervalMs: number;
   /** Dropped by the engine (retire()): a reference kept elsewhere must look it up again. */
   retired = false;
+  /** groupKey, and the name it was made for. */
+  private group = "";
+  private groupName: string | undefined = undefined;
 
-  private readonly ruleState = newRuleState();
-  private readonly leak = new LeakRule(this.ruleState, LEAK_LAST_GOOD_T);
-  private readonly doubleRelease = new DoubleReleaseRule();
-  private readonly convoy = new ConvoyRule(this.ruleState, CONVOY_CLEAR, CONVOY_FILLING, CONVOY_CRITICAL);
-  private readonly starvation = new StarvationRule(this.ruleState, STARVATION_CLEAR);
-  private readonly timeouts = new TimeoutsRule(this.ruleState, TIMEOUTS_CLEAR);
-  private readonly orderInversion = new OrderInversionRule();
+  private ruleState: Float64Array;
+  private readonly timeouts: TimeoutsRule;
+  // The other rules' objects are made the first time a sample or event needs one: until then all
+  // a rule keeps is in `ruleState` (see sample()), and most semaphores never need most rules.
+  private leakRule: LeakRule | undefined = undefined;
+  private doubleReleaseRule: DoubleReleaseRule | undefined = undefined;
+  private convoyRule: ConvoyRule | undefined = undefined;
+  private starvationRule: StarvationRule | undefined = undefined;
+  private orderInversionRule: OrderInversionRule | undefined = undefined;
 
   constructor(
     agentId: string,
@@ -97,7 +126,11 @@ export class SemaphoreTracker implements SemaphoreContext {
     intervalMs: number,
     /** Its alerts' book, for status(). */
     private readonly book: AlertBook,
+    /** Its engine's (trackerPools): its rule state and first timeouts window come from them. */
+    private readonly pools: TrackerPools = trackerPools(),
   ) {
+    this.ruleState = newRuleState(pools.state);
+    this.timeouts = new TimeoutsRule(this.ruleState, TIMEOUTS_CLEAR, pools.timeouts);
     this.key = semaphoreKey(service, instance, info.id);
     this.target = { key: this.key, service, instance, semaphore: info.id, active: 0 };
     this.latest = new LatestSample(info.id);
@@ -125,15 +158,39 @@ export class SemaphoreTracker implements SemaphoreContext {
     return semaphoreLabel(this.info.name, this.service, this.instance);
   }
 
-  /** `<service>/<name>`: the fleet group it belongs to. */
+  /** `<service>/<name>`: the fleet group it belongs to (made once per name: the engine asks several times per register). */
   get groupKey(): string {
-    return fleetKey(this.service, this.info.name);
+    if (this.groupName !== this.info.name) {
+      this.groupName = this.info.name;
+      this.group = fleetKey(this.service, this.info.name);
+    }
+    return this.group;
   }
 
   setInfo(info: SemaphoreInfo): void {
     this.info = info;
     this.registered = true;
     this.cap = info.cap;
+  }
+
+  private get leak(): LeakRule {
+    return (this.leakRule ??= new LeakRule(this.ruleState, LEAK_LAST_GOOD_T));
+  }
+
+  private get doubleRelease(): DoubleReleaseRule {
+    return (this.doubleReleaseRule ??= new DoubleReleaseRule());
+  }
+
+  private get convoy(): ConvoyRule {
+    return (this.convoyRule ??= new ConvoyRule(this.ruleState, CONVOY_CLEAR, CONVOY_FILLING, CONVOY_CRITICAL));
+  }
+
+  private get starvation(): StarvationRule {
+    return (this.starvationRule ??= new StarvationRule(this.ruleState, STARVATION_CLEAR));
+  }
+
+  private get orderInversion(): OrderInversionRule {
+    return (this.orderInversionRule ??= new OrderInversionRule());
   }
 
   /**
@@ -180,6 +237,7 @@ export class SemaphoreTracker implements SemaphoreContext {
   }
 
   event(ev: AgentEvent, book: AlertBook): void {
+    if (this.retired) return;
     switch (ev.type) {
       case "leak_suspected":
       case "leak_resolved":
@@ -207,21 +265,29 @@ export class SemaphoreTracker implements SemaphoreContext {
     return "ok";
   }
 
-  /** Resolve every per-semaphore alert it has (it is gone) and forget the rules' state. */
+  /**
+   * Resolve every per-semaphore alert it has (it is gone) and forget the rules' state, its pooled
+   * numbers given back: it applies no sample or event from then on. Its latest sample stays
+   * readable (a /metrics render reads the semaphores it started with).
+   */
   retire(book: AlertBook, at: number, resolution: string): void {
     this.retired = true;
     for (const rule of SEMAPHORE_RULES) book.resolve(rule, this.key, at, { resolution });
-    this.leak.reset();
-    this.doubleRelease.reset();
-    this.convoy.reset();
-    this.starvation.reset();
-    this.timeouts.reset();
-    this.orderInversion.reset();
+    this.leakRule?.reset();
+    this.doubleReleaseRule?.reset();
+    this.convoyRule?.reset();
+    this.starvationRule?.reset();
+    this.timeouts.release();
+    this.orderInversionRule?.reset();
+    if (this.ruleState !== RETIRED_STATE) {
+      this.pools.state.give(this.ruleState);
+      this.ruleState = RETIRED_STATE;
+    }
   }
 
   /** Typed-array bytes its rules' windows hold (bounded by count, whatever sample time does). */
   windowBytes(): number {
-    return this.convoy.bytes() + this.timeouts.bytes();
+    return (this.convoyRule?.bytes() ?? 0) + this.timeouts.bytes();
   }
 
   /** The latest sample's share of a split budget, if it had one. */

@@ -6,6 +6,8 @@
 // jitter), so a missing-but-tolerated sample (gap ≤ 2 × interval) restarts nothing yet adds only
 // its successor's own interval: a hole is never counted as time the condition held.
 
+import type { SlotPool } from "../history/slot-pool.js";
+
 /** Sample time one more sample adds to a run whose last sample was at `prevT`. */
 export function addedCoverage(t: number, intervalMs: number, prevT: number): number {
   const step = t - prevT;
@@ -59,6 +61,13 @@ const T = 0;
 const COVER = 1;
 const HEADER = 2;
 const NONE = new Float64Array(0);
+/** Entries a window has room for at first. */
+const FIRST_CAPACITY = 8;
+
+/** The length of a window's first buffer (`fields` per entry): a SlotPool of that length can give it. */
+export function firstWindowLength(fields: number): number {
+  return FIRST_CAPACITY * (HEADER + fields) + 1 + fields;
+}
 
 /**
  * The most recent consecutive samples covering at least `windowMs` (fewer while the run is
@@ -82,11 +91,21 @@ export class TrailingWindow {
    */
   private sumsAt = 0;
 
+  /** Whether `buf` is a slot of `pool`, to give back. */
+  private pooled = false;
+
+  /**
+   * `pool`: where the first buffer comes from, a slot of firstWindowLength(fields) (a flood of
+   * new semaphores would otherwise allocate an ArrayBuffer each on its first sample); given back
+   * when the window grows past it or is released. Without, every buffer is the window's own.
+   */
   constructor(
     readonly fields: number,
     readonly maxSamples = MAX_WINDOW_SAMPLES,
+    private readonly pool?: SlotPool,
   ) {
     if (!Number.isInteger(maxSamples) || maxSamples < 1) throw new RangeError(`maxSamples must be an integer ≥ 1, got ${String(maxSamples)}`);
+    if (pool !== undefined && pool.slotLength !== firstWindowLength(fields)) throw new RangeError(`a window of ${fields} fields takes slots of ${firstWindowLength(fields)}, not ${pool.slotLength}`);
     this.stride = HEADER + fields;
     // Allocated by the first push (a convoy window is empty for most semaphores, always).
     this.capacity = 0;
@@ -211,15 +230,29 @@ export class TrailingWindow {
     return (p >= this.capacity ? p - this.capacity : p) * this.stride;
   }
 
+  /** Empties the window and gives its buffer back (its pool's slot): it allocates again on its next push. */
+  release(): void {
+    this.clear();
+    if (this.pooled) this.pool!.give(this.buf);
+    this.pooled = false;
+    this.buf = NONE;
+    this.capacity = 0;
+    this.sumsAt = 0;
+  }
+
   private grow(): void {
-    const next = Math.min(Math.max(8, this.capacity * 2), this.maxSamples);
+    const next = Math.min(Math.max(FIRST_CAPACITY, this.capacity * 2), this.maxSamples);
     const sumsAt = next * this.stride;
-    const buf = new Float64Array(sumsAt + 1 + this.fields);
+    const length = sumsAt + 1 + this.fields;
+    const fromPool = this.pool !== undefined && this.capacity === 0 && length === this.pool.slotLength;
+    const buf = fromPool ? this.pool!.take().fill(0) : new Float64Array(length);
     for (let i = 0; i < this.len; i++) {
       const o = this.offset(i);
       buf.set(this.buf.subarray(o, o + this.stride), i * this.stride);
     }
     if (this.buf.length > 0) buf.set(this.buf.subarray(this.sumsAt, this.sumsAt + 1 + this.fields), sumsAt);
+    if (this.pooled) this.pool!.give(this.buf);
+    this.pooled = fromPool;
     this.buf = buf;
     this.sumsAt = sumsAt;
     this.capacity = next;

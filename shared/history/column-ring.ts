@@ -58,9 +58,7 @@ function allocateColumns(schema: ColumnSchema, rows: number, shared: boolean): R
     const [Type, stride] = schema[key];
     size += Math.ceil((Type.BYTES_PER_ELEMENT * stride * rows) / 8) * 8;
   }
-  // Views over either read and write alike; only ArrayBuffer's own typing lacks SharedArrayBuffer.
-  // (A page that is not cross-origin isolated has none.)
-  const buffer = shared && typeof SharedArrayBuffer === "function" ? (new SharedArrayBuffer(size) as unknown as ArrayBuffer) : new ArrayBuffer(size);
+  const buffer = slabBuffer(size, shared);
   const cols: Record<string, Column> = {};
   let offset = 0;
   for (const key in schema) {
@@ -71,8 +69,17 @@ function allocateColumns(schema: ColumnSchema, rows: number, shared: boolean): R
   return cols;
 }
 
+/**
+ * A slab's memory: a SharedArrayBuffer when `shared` (see RowPool's `sharedSlabs`), else an
+ * ArrayBuffer. Views over either read and write alike; only ArrayBuffer's own typing lacks
+ * SharedArrayBuffer. (A page that is not cross-origin isolated has none.)
+ */
+export function slabBuffer(bytes: number, shared: boolean): ArrayBuffer {
+  return shared && typeof SharedArrayBuffer === "function" ? (new SharedArrayBuffer(bytes) as unknown as ArrayBuffer) : new ArrayBuffer(bytes);
+}
+
 /** A slab's share of memory: a pool's slab holds as many chunks as fit in it (at least one). */
-const SLAB_BYTES = 1 << 20;
+export const SLAB_BYTES = 1 << 20;
 
 /**
  * Chunks of `chunkRows` rows of `schema`, handed out to rings and taken back (a history dropped).
@@ -142,6 +149,9 @@ export class RowPool<S extends TimedSchema> {
   }
 }
 
+/** A released ring's chunks: none, and none added (a released ring takes no chunk). */
+const NO_CHUNKS: number[] = [];
+
 export class ColumnRing<S extends TimedSchema> {
   /**
    * The columns holding the row last located (by append() or locate()): read it right after
@@ -149,10 +159,11 @@ export class ColumnRing<S extends TimedSchema> {
    */
   at: Columns<S>;
   readonly chunkRows: number;
-  /** Per chunk held, in ring order: its slab's columns and its first row there. */
-  private readonly chunkCols: Columns<S>[] = [];
-  private readonly chunkBase: number[] = [];
-  private readonly chunkIds: number[] = [];
+  /**
+   * The chunks held, in ring order (their columns and first row come from the pool): one small
+   * array per ring, not three, for a history that may hold one chunk all its life.
+   */
+  private chunkIds: number[] = [];
   private allocated = 0;
   private start = 0;
   private count = 0;
@@ -191,8 +202,8 @@ export class ColumnRing<S extends TimedSchema> {
     this.chunkRows = pool.chunkRows;
     this.lead = Math.floor(spread * this.chunkRows);
     this.takeChunk();
-    this.at = this.nextCols = this.newestCols = this.chunkCols[0];
-    this.nextRow = this.chunkBase[0];
+    this.at = this.nextCols = this.newestCols = pool.columns(this.chunkIds[0]);
+    this.nextRow = pool.base(this.chunkIds[0]);
   }
 
   /** Rows held (≤ maxPoints). */
@@ -210,8 +221,9 @@ export class ColumnRing<S extends TimedSchema> {
     let p = this.start + i;
     if (p >= this.allocated) p -= this.allocated;
     const k = Math.floor(p / this.chunkRows);
-    this.at = this.chunkCols[k];
-    return this.chunkBase[k] + p - k * this.chunkRows;
+    const id = this.chunkIds[k];
+    this.at = this.pool.columns(id);
+    return this.pool.base(id) + p - k * this.chunkRows;
   }
 
   /**
@@ -245,8 +257,9 @@ export class ColumnRing<S extends TimedSchema> {
     this.nextP = p;
     if (p % this.chunkRows === 0) {
       const k = p / this.chunkRows;
-      this.nextCols = this.chunkCols[k];
-      this.nextRow = this.chunkBase[k];
+      const id = this.chunkIds[k];
+      this.nextCols = this.pool.columns(id);
+      this.nextRow = this.pool.base(id);
     } else {
       this.nextRow = row + 1;
     }
@@ -294,9 +307,7 @@ export class ColumnRing<S extends TimedSchema> {
    */
   release(): void {
     for (const id of this.chunkIds) this.pool.give(id);
-    this.chunkIds.length = 0;
-    this.chunkCols.length = 0;
-    this.chunkBase.length = 0;
+    this.chunkIds = NO_CHUNKS;
     this.allocated = 0;
     this.count = 0;
     this.start = 0;
@@ -307,8 +318,6 @@ export class ColumnRing<S extends TimedSchema> {
     // Only while the ring has never wrapped (start = 0): the new chunk's rows follow the last held.
     const id = this.pool.take();
     this.chunkIds.push(id);
-    this.chunkCols.push(this.pool.columns(id));
-    this.chunkBase.push(this.pool.base(id));
     this.allocated = Math.min(this.maxPoints, this.allocated + this.chunkRows);
   }
 }

@@ -18,9 +18,10 @@
 // up to a chunk early by an amount its key decides so that a fleet's rings do not all take one in
 // the same second (ColumnRing `spread`): a semaphore holds 14–21 KiB at first, and 52–54 KiB once
 // it has reported for 5 minutes.
-// Not counted: JS objects (the chunk lists, the open minute's arrays; engine-dependent, a few KiB),
-// nor a pool's chunks not handed out (HistoryStore.allocatedBytes: at most a slab, ~1 MiB, per
-// tier, plus those of histories dropped, which the next histories take first).
+// Not counted: JS objects (the tiers, their chunk lists, a view of the open minute's slot;
+// engine-dependent, ~1 KiB), the open minute's 24 other numbers (192 B), nor what a pool has not
+// handed out (HistoryStore.allocatedBytes: at most a slab, ~1 MiB, per tier and for open minutes,
+// plus what histories dropped gave back, which the next histories take first).
 //
 // The packed histogram sizes are the knob (packed-hist.ts): 13 B holds up to 6 buckets exactly or a
 // 10-point sketch, 17 B up to 8 buckets or a 14-point sketch. Every closed minute's own p50/p90/p99

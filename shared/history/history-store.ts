@@ -10,13 +10,16 @@
 //
 // Except for fairness between instances (a key's group: its `<service>/<instance>`, the key up to
 // its last `/`): a new key of a group holding less than its share (capacity / groups) takes the
-// place of the least recently updated history of the group holding most, so one instance reporting
-// thousands of live semaphores cannot leave a newcomer with no history at all.
+// place of the least recently updated history of the group holding most (groups holding most
+// alike take turns), so one instance reporting thousands of live semaphores cannot leave a
+// newcomer with no history at all.
 
 import type { Sample, Summary } from "../protocol/types.js";
 import type { HistKind, Tier } from "./columnar-window.js";
 import { fleetSummary, fleetWindow, type FleetWindow } from "./fleet-window.js";
 import { historyFullBytes, resolveHistoryOptions, type SemaphoreHistoryOptions } from "./history-options.js";
+import { GroupSizes, HistoryGroup } from "./group-sizes.js";
+import { RecencyQueue } from "./recency-queue.js";
 import { RecencyTable } from "./recency-table.js";
 import { historyPools, SemaphoreHistory, type HistoryPools } from "./semaphore-history.js";
 
@@ -85,33 +88,22 @@ export class HistoryStore {
   readonly minIdleMs: number;
   /** HistoryStoreOptions.longLived. */
   readonly longLived: boolean;
-  private readonly historyOptions: SemaphoreHistoryOptions | undefined;
-  /** Every history's rows come from these, and go back to them when it is dropped. */
+  /** Every history's storage (and shape) comes from these, and goes back to them when it is dropped. */
   private readonly pools: HistoryPools;
   private readonly now: () => number;
   private readonly byKey = new Map<string, HistoryEntry>();
   /** Each live entry's last update and push stamp (the push order: the recency order, ties of time included, without relinking a list per sample). */
   private readonly recency = new RecencyTable();
   private stamps = 0;
-  /**
-   * Eviction candidates, least recently updated first (by stamp), from one scan: an entry pushed
-   * since then has a later stamp than every candidate, so the first candidate still in place (alive,
-   * stamp unchanged) is the least recently updated of all. Rebuilt when used up.
-   */
-  private candidates: (HistoryEntry | undefined)[] = [];
-  private candidateStamps: number[] = [];
-  private nextCandidate = 0;
+  /** Every entry held, least recently updated first: the victim when the least recent is idle. */
+  private readonly queue = new RecencyQueue<HistoryEntry>();
   private evictedCount = 0;
   private refusedCount = 0;
   private fairCount = 0;
-  /** Histories held per group (groupOf). */
-  /** The entries of each group, so the fair share's victims are sorted from their group alone. */
-  private readonly groups = new Map<string, Set<HistoryEntry>>();
-  /** The group last evicted from for fairness, its entries least recently updated first (as `candidates`). */
-  private fairGroup: string | undefined;
-  private fairCandidates: HistoryEntry[] = [];
-  private fairStamps: number[] = [];
-  private nextFair = 0;
+  /** Each group's histories (groupOf), by key. */
+  private readonly groups = new Map<string, HistoryGroup>();
+  /** The groups by how many histories each holds: the one holding most in O(1). */
+  private readonly sizes = new GroupSizes();
 
   constructor(opts: HistoryStoreOptions = {}) {
     const max = opts.maxSemaphores ?? DEFAULT_MAX_SEMAPHORES;
@@ -126,7 +118,6 @@ export class HistoryStore {
     this.capacity = Math.min(max, Math.floor(maxBytes / full));
     this.minIdleMs = idle;
     this.now = opts.now ?? Date.now;
-    this.historyOptions = opts.history;
     this.longLived = opts.longLived === true;
     this.pools = historyPools(resolveHistoryOptions(opts.history), undefined, this.longLived);
   }
@@ -140,13 +131,13 @@ export class HistoryStore {
     const now = this.now();
     const entry = this.byKey.get(key);
     if (entry !== undefined) return this.update(entry, sample, t, intervalMs, now);
+    const name = groupOf(key);
     if (this.byKey.size >= this.capacity) {
-      const oldest = this.leastRecent();
+      const oldest = this.queue.first(this.recency, this.byKey.values());
       if (oldest !== undefined && now - this.recency.updatedAt(oldest.index) >= this.minIdleMs) {
         this.remove(oldest);
-        this.candidates[this.nextCandidate++] = undefined;
       } else {
-        const victim = this.fairVictim(groupOf(key));
+        const victim = this.fairVictim(this.groups.get(name));
         if (victim === undefined) {
           this.refusedCount++;
           return false;
@@ -156,13 +147,13 @@ export class HistoryStore {
       }
       this.evictedCount++;
     }
-    const history = new SemaphoreHistory(this.historyOptions, growthSpread(key), this.pools);
+    const history = new SemaphoreHistory(undefined, growthSpread(key), this.pools);
     const made = new HistoryEntry(key, history, this.recency.take(now, ++this.stamps));
     this.byKey.set(key, made);
-    const group = groupOf(key);
-    let members = this.groups.get(group);
-    if (members === undefined) this.groups.set(group, (members = new Set()));
-    members.add(made);
+    let group = this.groups.get(name);
+    if (group === undefined) this.groups.set(name, (group = new HistoryGroup()));
+    group.members.add(made);
+    this.sizes.grew(group);
     return history.push(sample, t, intervalMs);
   }
 
@@ -212,10 +203,6 @@ export class HistoryStore {
     const history = entry.history ?? undefined;
     entry.history = null;
     this.remove(entry);
-    // The candidates may hold it (and, until rebuilt, others deleted after it): start afresh.
-    this.candidates = [];
-    this.candidateStamps = [];
-    this.nextCandidate = 0;
     return history;
   }
 
@@ -250,9 +237,12 @@ export class HistoryStore {
     return n;
   }
 
-  /** Typed-array bytes allocated for histories: what they hold, chunks given back, and each pool's last slab's unused part. */
+  /**
+   * Typed-array bytes allocated for histories: what they hold, chunks and open minutes given back,
+   * and each pool's last slab's unused part.
+   */
   allocatedBytes(): number {
-    return this.pools.second.bytes() + this.pools.minute.bytes();
+    return this.pools.second.bytes() + this.pools.minute.bytes() + this.pools.open.bytes();
   }
 
   /** The replicas named by `keys` as one series (fleet-window.ts); unknown keys are skipped. */
@@ -289,65 +279,28 @@ export class HistoryStore {
     return [...this.byKey.values()].sort((a, b) => this.stampOf(a) - this.stampOf(b));
   }
 
-  /** The least recently updated entry (O(1) amortized: one sorted scan per `size` evictions). */
-  private leastRecent(): HistoryEntry | undefined {
-    for (;;) {
-      while (this.nextCandidate < this.candidates.length) {
-        const c = this.candidates[this.nextCandidate];
-        if (c !== undefined && c.alive && this.stampOf(c) === this.candidateStamps[this.nextCandidate]) return c;
-        this.nextCandidate++;
-      }
-      if (this.byKey.size === 0) return undefined;
-      const sorted = this.byRecency();
-      this.candidates = sorted;
-      this.candidateStamps = sorted.map((c) => this.stampOf(c));
-      this.nextCandidate = 0;
-    }
-  }
-
   /**
    * For a new key of `group` while every history is live: the least recently updated history of
    * the group holding most, if `group` holds less than its share and that one holds more than
-   * `group` would after (no two groups trading one history back and forth). O(groups), plus one
-   * sort of that group's entries per its size in evictions.
+   * `group` would after (no two groups trading one history back and forth). Of groups holding
+   * most alike, the first there (group-sizes.ts). O(1), amortized over the group's queue.
    */
-  private fairVictim(group: string): HistoryEntry | undefined {
-    const mine = this.groups.get(group)?.size ?? 0;
+  private fairVictim(group: HistoryGroup | undefined): HistoryEntry | undefined {
+    const mine = group?.size ?? 0;
     const share = Math.floor(this.capacity / (this.groups.size + (mine === 0 ? 1 : 0)));
     if (mine >= share) return undefined;
-    let most: string | undefined;
-    let mostCount = mine + 1;
-    for (const [g, members] of this.groups) {
-      const n = members.size;
-      if (n > mostCount) {
-        most = g;
-        mostCount = n;
-      }
-    }
-    if (most === undefined) return undefined;
-    if (most !== this.fairGroup) {
-      this.fairGroup = most;
-      this.fairCandidates = [];
-      this.nextFair = 0;
-    }
-    for (;;) {
-      while (this.nextFair < this.fairCandidates.length) {
-        const c = this.fairCandidates[this.nextFair++];
-        if (c.alive && this.stampOf(c) === this.fairStamps[this.nextFair - 1]) return c;
-      }
-      const sorted = [...(this.groups.get(most) ?? [])].sort((a, b) => this.stampOf(a) - this.stampOf(b));
-      if (sorted.length === 0) return undefined;
-      this.fairCandidates = sorted;
-      this.fairStamps = sorted.map((c) => this.stampOf(c));
-      this.nextFair = 0;
-    }
+    const most = this.sizes.biggest();
+    if (most === undefined || most.size <= mine + 1) return undefined;
+    return most.queue.first(this.recency, most.members);
   }
 
   private remove(entry: HistoryEntry): void {
-    const group = groupOf(entry.key);
-    const members = this.groups.get(group);
-    members?.delete(entry);
-    if (members?.size === 0) this.groups.delete(group);
+    const name = groupOf(entry.key);
+    const group = this.groups.get(name);
+    if (group !== undefined && group.members.delete(entry)) {
+      this.sizes.shrank(group);
+      if (group.size === 0) this.groups.delete(name);
+    }
     this.byKey.delete(entry.key);
     entry.alive = false;
     this.recency.give(entry.index);

@@ -28,6 +28,7 @@ import {
 } from "./columnar-window.js";
 import { addSummaryAt, HistAccumulator, bucketValueMs, quantileBucket } from "./hist-accumulator.js";
 import { isEmptySlot, packDense } from "./packed-hist.js";
+import { SlotPool } from "./slot-pool.js";
 
 const QUANTILES = [0.5, 0.9, 0.99] as const;
 
@@ -99,16 +100,26 @@ const WAIT = SUMS + SAMPLE_COUNTERS.length;
 const HOLD = WAIT + 3;
 const WAIT_COUNTS = HOLD + 3;
 const HOLD_COUNTS = WAIT_COUNTS + BUCKETS;
+/** Numbers an open minute takes: the length of its slot (openMinutePool). */
 const OPEN_LENGTH = HOLD_COUNTS + BUCKETS;
+
+/** Where the open minutes of histories sharing `slabBytes` slabs come from (see RowPool for `sharedSlabs`). */
+export function openMinutePool(slabBytes?: number, sharedSlabs = false): SlotPool {
+  return new SlotPool(OPEN_LENGTH, slabBytes, sharedSlabs);
+}
+
+/** A released tier's open minute: holds no sample, and is never written (a released history stores nothing). */
+const RELEASED = new Float64Array(SAMPLES + 1);
 
 /**
  * The minute being filled: exact, dense, reused from minute to minute. Every number in one array,
  * its two histograms' counts included: a sample of each of 10,000 semaphores comes between two of
  * this one's, so what it touches is cold every time, and each object more (accumulators, counts,
- * sums, boxed doubles) would be one more cache line and dependent load.
+ * sums, boxed doubles) would be one more cache line and dependent load. The array is a slot of
+ * a pool (slot-pool.ts), given back when the tier is released.
  */
 class OpenMinute {
-  readonly v = new Float64Array(OPEN_LENGTH);
+  constructor(public v: Float64Array) {}
 
   get samples(): number {
     return this.v[SAMPLES];
@@ -183,16 +194,18 @@ class OpenMinute {
 export class MinuteTier implements TierReader {
   readonly tier = "1m";
   private readonly ring: ColumnRing<MinuteSchema>;
-  private readonly open = new OpenMinute();
+  private readonly open: OpenMinute;
 
-  /** `pool`: chunks of minuteSchema(histBytes) rows. */
+  /** `pool`: chunks of minuteSchema(histBytes) rows; `openPool`: open minutes (openMinutePool). */
   constructor(
     pool: RowPool<MinuteSchema>,
+    private readonly openPool: SlotPool,
     maxPoints: number,
     private readonly histBytes: number,
     spread = 0,
   ) {
     this.ring = new ColumnRing(pool, maxPoints, spread);
+    this.open = new OpenMinute(openPool.take());
   }
 
   /** Closed minutes held, plus the open one. */
@@ -279,14 +292,19 @@ export class MinuteTier implements TierReader {
     else acc.addPacked(c.holdHist, p * this.histBytes, this.histBytes, c.v[o + AT.holdCount], c.v[o + AT.holdMax]);
   }
 
+  /** The ring's chunks, and the open minute's dense histograms while it holds its slot. */
   bytes(): number {
-    return this.ring.bytes() + 2 * HistAccumulator.BYTES;
+    return this.ring.bytes() + (this.open.v === RELEASED ? 0 : 2 * HistAccumulator.BYTES);
   }
 
-  /** Gives the tier's storage back to its pool (see ColumnRing.release), and drops the open minute. */
+  /** Gives the tier's storage back to its pools (see ColumnRing.release), the open minute's slot too. */
   release(): void {
     this.ring.release();
-    this.open.end();
+    const open = this.open;
+    if (open.v === RELEASED) return;
+    open.end();
+    this.openPool.give(open.v);
+    open.v = RELEASED;
   }
 
   private close(): void {

@@ -14,13 +14,21 @@ import { readWindow, type ColumnarWindow, type HistKind, type Tier, type TierRea
 import { HistAccumulator } from "./hist-accumulator.js";
 import { RowPool } from "./column-ring.js";
 import { resolveHistoryOptions, tierChunkRows, type SemaphoreHistoryOptions } from "./history-options.js";
-import { MinuteTier, minuteSchema, type MinuteSchema } from "./minute-tier.js";
+import { MinuteTier, minuteSchema, openMinutePool, type MinuteSchema } from "./minute-tier.js";
 import { SecondTier, secondSchema, type SecondSchema } from "./second-tier.js";
+import type { SlotPool } from "./slot-pool.js";
 
-/** Where histories of one shape take their rows from: HistoryStore shares one pair among all its histories. */
+/**
+ * Where histories of one shape take their storage from: HistoryStore shares one set among all its
+ * histories. A new history takes a chunk of each tier and an open minute from them, and allocates
+ * no typed array of its own.
+ */
 export interface HistoryPools {
+  /** The shape every history taking from these has. */
+  readonly options: Readonly<Required<SemaphoreHistoryOptions>>;
   readonly second: RowPool<SecondSchema>;
   readonly minute: RowPool<MinuteSchema>;
+  readonly open: SlotPool;
 }
 
 /**
@@ -31,8 +39,10 @@ export interface HistoryPools {
 export function historyPools(opts: Readonly<Required<SemaphoreHistoryOptions>>, slabBytes?: number, sharedSlabs = false): HistoryPools {
   const chunk = tierChunkRows(opts);
   return {
+    options: opts,
     second: new RowPool(secondSchema(opts.secondHistBytes), chunk.second, slabBytes, sharedSlabs),
     minute: new RowPool(minuteSchema(opts.minuteHistBytes), chunk.minute, slabBytes, sharedSlabs),
+    open: openMinutePool(slabBytes, sharedSlabs),
   };
 }
 
@@ -45,13 +55,14 @@ export class SemaphoreHistory {
 
   /**
    * `growthSpread`: see ColumnRing's `spread` (HistoryStore derives one from the key). `pools`:
-   * where its rows come from, made for the same options (without: its own, a chunk at a time).
+   * where its storage comes from, and its shape (`opts` is then not read); without, pools of its
+   * own for `opts`, a chunk at a time.
    */
   constructor(opts?: SemaphoreHistoryOptions, growthSpread = 0, pools?: HistoryPools) {
-    this.options = resolveHistoryOptions(opts);
-    const p = pools ?? historyPools(this.options, 0);
-    this.second = new SecondTier(p.second, this.options.secondPoints, this.options.secondHistBytes, growthSpread);
-    this.minute = new MinuteTier(p.minute, this.options.minutePoints, this.options.minuteHistBytes, growthSpread);
+    const p = pools ?? historyPools(resolveHistoryOptions(opts), 0);
+    const o = (this.options = p.options);
+    this.second = new SecondTier(p.second, o.secondPoints, o.secondHistBytes, growthSpread);
+    this.minute = new MinuteTier(p.minute, p.open, o.minutePoints, o.minuteHistBytes, growthSpread);
   }
 
   /**

@@ -7,6 +7,7 @@ import { alertActive, type AlertBook } from "../alert-book.js";
 import { fmtMs, fmtPct } from "../format.js";
 import type { TimeoutsThresholds } from "../thresholds.js";
 import type { SampleTime, SemaphoreContext } from "../types.js";
+import type { SlotPool } from "../../history/slot-pool.js";
 import { feedRun, resetRun, TrailingWindow } from "../window.js";
 
 interface Counts {
@@ -39,14 +40,23 @@ function timeoutsTotals(w: TrailingWindow): TimeoutsTotals {
   return { acquired, timeouts, rejections, attempts, failed, ratio: attempts > 0 ? failed / attempts : 0 };
 }
 
-export class TimeoutsRule {
-  private readonly window = new TrailingWindow(3);
+/** Numbers per entry of the rule's window. */
+export const TIMEOUTS_FIELDS = 3;
 
-  /** `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), in its tracker's state. */
+export class TimeoutsRule {
+  private readonly window: TrailingWindow;
+
+  /**
+   * `st[clearAt]`: the run of samples that clear it (RUN_LENGTH numbers, see feedRun), in its
+   * tracker's state. `pool`: its window's first buffer (firstWindowLength(TIMEOUTS_FIELDS) numbers).
+   */
   constructor(
     private readonly st: Float64Array,
     private readonly clearAt: number,
-  ) {}
+    pool?: SlotPool,
+  ) {
+    this.window = new TrailingWindow(TIMEOUTS_FIELDS, undefined, pool);
+  }
 
   /** Reads what onSample() touches first, changing nothing (see SemaphoreTracker.warm). */
   warm(): number {
@@ -98,6 +108,12 @@ export class TimeoutsRule {
   reset(): void {
     this.window.clear();
     resetRun(this.st, this.clearAt);
+  }
+
+  /** reset(), and its window's buffer given back (the semaphore is gone). */
+  release(): void {
+    this.reset();
+    this.window.release();
   }
 
   /** Typed-array bytes its window holds. */

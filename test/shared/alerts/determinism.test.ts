@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { AlertEngine, type AlertChange } from "../../../shared/alerts/index.js";
 import { type AgentEvent, type AgentEventType, type Sample } from "../../../shared/protocol/types.js";
 import { makeHello } from "../../fixtures/protocol.js";
-import { info, many, sample, summaryOf, T0 } from "./helpers.js";
+import { alertSampleArb, info, T0 } from "./helpers.js";
 
 const AGENTS = [
   { agentId: "a0", service: "checkout", instance: "web-1" },
@@ -15,42 +15,9 @@ const AGENTS = [
   { agentId: "a3", service: "checkout", instance: "web-1" },
 ] as const;
 const IDS = ["db", "cache"] as const;
-const SUMMARIES = [summaryOf(), summaryOf(...many(20, 5)), summaryOf(...many(20, 50)), summaryOf(...many(10, 400), 2000), summaryOf(...many(5, 3000))];
 const EVENT_TYPES: AgentEventType[] = ["leak_suspected", "leak_resolved", "double_release", "invariant_violation", "lease_expired", "order_inversion"];
 
-const sampleArb = fc
-  .record({
-    id: fc.constantFrom(...IDS),
-    cap: fc.constantFrom(5, 10),
-    used: fc.double({ min: 0, max: 1, noNaN: true }),
-    broken: fc.integer({ min: 0, max: 19 }),
-    waiters: fc.constantFrom(0, 0, 1, 3, 6),
-    oldestWaitMs: fc.constantFrom(0, 100, 4000, 6000, 20_000),
-    acquired: fc.integer({ min: 0, max: 60 }),
-    released: fc.integer({ min: 0, max: 60 }),
-    timeouts: fc.constantFrom(0, 0, 0, 0, 0, 1, 5, 20),
-    rejections: fc.constantFrom(0, 0, 2),
-    doubleReleases: fc.integer({ min: 0, max: 40 }),
-    wait: fc.integer({ min: 0, max: SUMMARIES.length - 1 }),
-    hold: fc.integer({ min: 0, max: SUMMARIES.length - 1 }),
-  })
-  .map((r): Sample => {
-    const inUse = Math.round(r.used * r.cap) >= r.cap - 1 ? r.cap : Math.round(r.used * r.cap);
-    return sample(r.id, {
-      cap: r.cap,
-      inUse,
-      available: r.cap - inUse - (r.broken === 0 ? 1 : 0),
-      waiters: r.waiters,
-      oldestWaitMs: r.waiters > 0 ? r.oldestWaitMs : 0,
-      acquired: r.acquired,
-      released: r.released,
-      timeouts: r.timeouts,
-      rejections: r.rejections,
-      doubleReleases: r.doubleReleases === 0 ? 1 : 0,
-      waitMs: SUMMARIES[r.wait],
-      holdMs: SUMMARIES[r.hold],
-    });
-  });
+const sampleArb = alertSampleArb(IDS);
 
 const eventArb = fc.record({
   id: fc.constantFrom(...IDS),

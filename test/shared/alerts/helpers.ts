@@ -1,5 +1,6 @@
 // Scripted agents for the alert engine tests: build samples and events the way an agent would,
 // with sample time and hub time under the test's control.
+import fc from "fast-check";
 import type { AgentEvent, Sample, SemaphoreInfo } from "../../../shared/protocol/types.js";
 import { AlertEngine, type AlertChange } from "../../../shared/alerts/index.js";
 import { makeHello, makeInfo, makeSample, makeSummary, many, T0 } from "../../fixtures/protocol.js";
@@ -28,6 +29,48 @@ export function convoySample(id: string, over: Partial<Sample> = {}): Sample {
 }
 
 export { T0 };
+
+const SUMMARIES = [summaryOf(), summaryOf(...many(20, 5)), summaryOf(...many(20, 50)), summaryOf(...many(10, 400), 2000), summaryOf(...many(5, 3000))];
+
+/**
+ * A sample of one of `ids` for property tests: any load up to full, a leak check broken now and
+ * then, queues, timeouts, double releases, histograms from idle to convoy.
+ */
+export function alertSampleArb(ids: readonly string[]): fc.Arbitrary<Sample> {
+  return fc
+    .record({
+      id: fc.constantFrom(...ids),
+      cap: fc.constantFrom(5, 10),
+      used: fc.double({ min: 0, max: 1, noNaN: true }),
+      broken: fc.integer({ min: 0, max: 19 }),
+      waiters: fc.constantFrom(0, 0, 1, 3, 6),
+      oldestWaitMs: fc.constantFrom(0, 100, 4000, 6000, 20_000),
+      acquired: fc.integer({ min: 0, max: 60 }),
+      released: fc.integer({ min: 0, max: 60 }),
+      timeouts: fc.constantFrom(0, 0, 0, 0, 0, 1, 5, 20),
+      rejections: fc.constantFrom(0, 0, 2),
+      doubleReleases: fc.integer({ min: 0, max: 40 }),
+      wait: fc.integer({ min: 0, max: SUMMARIES.length - 1 }),
+      hold: fc.integer({ min: 0, max: SUMMARIES.length - 1 }),
+    })
+    .map((r): Sample => {
+      const inUse = Math.round(r.used * r.cap) >= r.cap - 1 ? r.cap : Math.round(r.used * r.cap);
+      return sample(r.id, {
+        cap: r.cap,
+        inUse,
+        available: r.cap - inUse - (r.broken === 0 ? 1 : 0),
+        waiters: r.waiters,
+        oldestWaitMs: r.waiters > 0 ? r.oldestWaitMs : 0,
+        acquired: r.acquired,
+        released: r.released,
+        timeouts: r.timeouts,
+        rejections: r.rejections,
+        doubleReleases: r.doubleReleases === 0 ? 1 : 0,
+        waitMs: SUMMARIES[r.wait],
+        holdMs: SUMMARIES[r.hold],
+      });
+    });
+}
 
 /**
  * One scripted agent. Sample time starts at T0; the hub clock (`now`) runs `skewMs` ahead of it,

@@ -3,10 +3,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HISTORY_FULL_BYTES, historyFullBytes } from "../../../shared/history/history-options.js";
 import { DEFAULT_MIN_IDLE_MS, HistoryStore } from "../../../shared/history/history-store.js";
+import { SemaphoreHistory } from "../../../shared/history/semaphore-history.js";
 import { T0, bruteQuantile, sample, summaryOf } from "./helpers.js";
 
 const SEC = 1000;
 const MIN = 60_000;
+type StepOf<A> = A extends fc.Arbitrary<infer T> ? T : never;
 
 describe("HistoryStore eviction", () => {
   /** A store on a clock the test moves. */
@@ -64,6 +66,97 @@ describe("HistoryStore eviction", () => {
     // At its share, the flood cannot take them back.
     expect(store.push(flood[0], sample(), T0 + 2 * SEC, SEC)).toBe(false);
     expect(store.has("honest/h/0")).toBe(true);
+  });
+
+  it("evicts for fairness from a group holding most, its least recently updated history, and refuses a group at its share", () => {
+    // Keys of a few instances; the clock mostly stands still (every history live), now and then
+    // jumps past minIdleMs (the least recent goes whoever holds it).
+    type Op = { kind: "push" | "delete"; group: number; id: number; advance: number };
+    const op = fc.record({
+      kind: fc.constantFrom<Op["kind"]>("push", "push", "push", "push", "push", "push", "delete"),
+      // One instance with more keys than the others, as a flood would be.
+      group: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 4 }) }),
+      id: fc.integer({ min: 0, max: 7 }),
+      advance: fc.oneof({ weight: 30, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.constant(SEC) }, { weight: 1, arbitrary: fc.constant(70 * SEC) }),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), fc.integer({ min: 2, max: 12 }), (ops, max) => {
+        const { store, clock } = clocked({ maxSemaphores: max });
+        // The model: each held key's group, last update (order and time).
+        const held = new Map<string, { group: string; order: number; at: number }>();
+        let order = 0;
+        let t = T0;
+        const counts = { evicted: 0, fair: 0, refused: 0 };
+        const sizes = () => {
+          const n = new Map<string, number>();
+          for (const h of held.values()) n.set(h.group, (n.get(h.group) ?? 0) + 1);
+          return n;
+        };
+        for (const o of ops) {
+          clock.now += o.advance;
+          t += SEC;
+          const group = `svc/i${o.group}`;
+          const key = `${group}/s${o.id}`;
+          if (o.kind === "delete") {
+            expect(store.delete(key)).toBe(held.delete(key));
+            continue;
+          }
+          const before = new Set(store.keys());
+          const ok = store.push(key, sample(), t, SEC);
+          const mine = held.get(key);
+          if (mine !== undefined) {
+            expect(ok).toBe(true);
+            held.set(key, { ...mine, order: ++order, at: clock.now });
+            continue;
+          }
+          const gone = [...before].filter((k) => !store.has(k));
+          if (held.size < max) {
+            expect([ok, gone]).toEqual([true, []]);
+          } else {
+            const oldest = [...held.entries()].sort((a, b) => a[1].order - b[1].order)[0];
+            const n = sizes();
+            const own = n.get(group) ?? 0;
+            const share = Math.floor(max / (n.size + (own === 0 ? 1 : 0)));
+            const most = Math.max(...n.values());
+            if (clock.now - oldest[1].at >= DEFAULT_MIN_IDLE_MS) {
+              expect([ok, gone]).toEqual([true, [oldest[0]]]);
+              counts.evicted++;
+            } else if (own >= share || most <= own + 1) {
+              expect([ok, gone]).toEqual([false, []]);
+              counts.refused++;
+            } else {
+              // One history went, from a group that held most, the least recently updated of it.
+              expect(ok).toBe(true);
+              expect(gone.length).toBe(1);
+              const victim = held.get(gone[0])!;
+              expect(n.get(victim.group)).toBe(most);
+              const leastOfGroup = [...held.entries()].filter(([, h]) => h.group === victim.group).sort((a, b) => a[1].order - b[1].order)[0][0];
+              expect(gone[0]).toBe(leastOfGroup);
+              counts.evicted++;
+              counts.fair++;
+            }
+            for (const k of gone) held.delete(k);
+          }
+          if (ok) held.set(key, { group, order: ++order, at: clock.now });
+        }
+        expect(new Set(store.keys())).toEqual(new Set(held.keys()));
+        expect([store.evicted, store.evictedForFairness, store.refused]).toEqual([counts.evicted, counts.fair, counts.refused]);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("takes from instances holding most alike in turn, each's least recently updated first", () => {
+    const { store, clock } = clocked({ maxSemaphores: 12 });
+    for (const g of ["a", "b", "c"]) for (let i = 0; i < 4; i++) store.push(`svc/${g}/${i}`, sample(), T0, SEC);
+    clock.now = 1000;
+    // b's 0 is updated: its least recent is now its 1.
+    store.push("svc/b/0", sample(), T0 + SEC, SEC);
+    for (let i = 0; i < 3; i++) expect(store.push(`svc/new/${i}`, sample(), T0 + SEC, SEC)).toBe(true);
+    expect(["svc/a/0", "svc/b/1", "svc/c/0"].some((k) => store.has(k))).toBe(false);
+    expect(store.evictedForFairness).toBe(3);
+    // Now four instances of 3 (share 3): the newcomer holds its share.
+    expect(store.push("svc/new/3", sample(), T0 + SEC, SEC)).toBe(false);
   });
 
   it("one key more than it holds, updated round after round, rebuilds nothing: the held histories keep every sample", () => {
@@ -326,6 +419,39 @@ describe("HistoryStore growth", () => {
     expect(store.get("fourth/0")?.window("1s", T0, T0 + 200 * SEC).length).toBe(200);
   });
 
+  it("reads a history the same whether its storage was fresh or a dropped history's, its open minute included", () => {
+    // A history on its own (storage of its own, never used) against one in a store that takes the
+    // open minute and rows another history left mid-minute, with samples in it.
+    const histArb = fc.uniqueArray(fc.integer({ min: 0, max: 255 }), { maxLength: 5 }).map((bs) => bs.sort((a, b) => a - b).map((b, i): [number, number] => [b, 1 + ((b + i) % 7)]));
+    const stepArb = fc.record({ gapMs: fc.integer({ min: 1, max: 40 * SEC }), inUse: fc.integer({ min: 0, max: 10 }), waiters: fc.integer({ min: 0, max: 9 }), acquired: fc.integer({ min: 0, max: 500 }), timeouts: fc.integer({ min: 0, max: 9 }), wait: histArb, hold: histArb });
+    const feed = (push: (s: ReturnType<typeof sample>, t: number) => void, steps: StepOf<typeof stepArb>[], from: number) => {
+      let t = from;
+      for (const st of steps) {
+        t += st.gapMs;
+        push(sample({ inUse: st.inUse, available: 10 - st.inUse, waiters: st.waiters, acquired: st.acquired, timeouts: st.timeouts, waitMs: summaryOf(st.wait, 500), holdMs: summaryOf(st.hold, 900) }), t);
+      }
+      return t;
+    };
+    fc.assert(
+      fc.property(fc.array(stepArb, { minLength: 1, maxLength: 40 }), fc.array(stepArb, { minLength: 1, maxLength: 120 }), (before, steps) => {
+        const history = { secondPoints: 30, minutePoints: 4 };
+        const store = new HistoryStore({ maxSemaphores: 1, minIdleMs: 0, history });
+        feed((s, t) => store.push("svc/a/old", s, t, SEC), before, T0 + 17 * SEC);
+        const end = feed((s, t) => store.push("svc/b/new", s, t, SEC), steps, T0);
+        expect(store.has("svc/a/old")).toBe(false);
+        const own = new SemaphoreHistory(history);
+        feed((s, t) => own.push(s, t, SEC), steps, T0);
+        const reused = store.get("svc/b/new")!;
+        for (const tier of ["1s", "1m"] as const) expect(reused.window(tier, -Infinity, Infinity)).toEqual(own.window(tier, -Infinity, Infinity));
+        for (const kind of ["wait", "hold"] as const) {
+          for (const from of [T0, end - 5 * MIN, end - 20 * SEC]) expect(reused.mergedSummary(from, end, kind)).toEqual(own.mergedSummary(from, end, kind));
+        }
+        expect(reused.bytes()).toBe(own.bytes());
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("grows a replay's histories at the same samples as the live hub's (the spread comes from the key)", () => {
     const grows = (key: string) => {
       const store = new HistoryStore();
@@ -362,7 +488,6 @@ describe("HistoryStore memory and the garbage collector", () => {
     expect(lasting.bytes).toBeGreaterThan(200 * 2 ** 20);
     // What V8 weighs when it decides to mark: every byte of plain slabs counts as the isolate's
     // external memory, and it starts a mark-compact for each 64 MB of it; shared slabs do not.
-    // (Both also count each history's open minute, a Float64Array of its own.)
     expect(plain.external - lasting.external).toBeGreaterThanOrEqual(0.95 * plain.bytes);
     // So fewer collections. (The same JS objects either way, and the collections for those vary
     // with the machine's load: by one or two here and there, never by the three or four plain
