@@ -201,7 +201,9 @@ export class ReplaySession {
     const sliceMs = this.opts.seekSliceMs ?? SEEK_SLICE_MS;
     const landed = new Promise<void>((resolve) => this.landing.push(resolve));
     const { from, ms } = this.startFor(target);
-    if (ms <= sliceMs) {
+    // A short step forward is fed at once; anything else (a restore, or a fresh core) is made aside
+    // anyway, so it costs no more in slices, and an estimate that fell short blocks nobody.
+    if (from === "here" && ms <= sliceMs) {
       this.seek(target);
       return landed;
     }
@@ -209,8 +211,10 @@ export class ReplaySession {
     this.seekingTo = target;
     try {
       // Off to the side: the dashboards keep reading the core they have until this one lands.
+      // Its restore or copy counts in its first slice.
+      let deadline = performance.now() + sliceMs;
       const { feed, reader } = this.place(from, true);
-      while (!this.advance(feed, reader, target, performance.now() + sliceMs)) {
+      for (; !this.advance(feed, reader, target, deadline); deadline = performance.now() + sliceMs) {
         await new Promise((resolve) => setImmediate(resolve));
         if (job !== this.seekJob) {
           this.recycler.give(feed.core);
