@@ -58,6 +58,8 @@ interface ChildResult {
   openMs: number;
   openBlockMs: number;
   seeks: number[];
+  /** Each seek's CPU time (the process's, its GC threads' included). */
+  seeksCpu: number[];
   /** The same seeks in slices, in all, and the longest event-loop block meanwhile (the spool only). */
   slicedMs?: number;
   slicedBlockMs?: number;
@@ -122,6 +124,8 @@ async function replay(rec: SyntheticRecording): Promise<void> {
   row("longest loop block while opening", (r) => r.openBlockMs, "ms");
   SEEKS.forEach((f, i) => row(`seek → ${f * 100} %`, (r) => r.seeks[i], "ms"));
   row(`the ${SEEKS.length} seeks`, (r) => r.seeks.reduce((a, b) => a + b, 0), "ms");
+  // CPU time: a busy machine's waits for a core stretch a seek of tens of ms several times over.
+  SEEKS.forEach((f, i) => row(`seek → ${f * 100} %, CPU`, (r) => r.seeksCpu[i], "ms"));
   const spool = results.spool;
   console.log(`the ${SEEKS.length} seeks again in slices (spool): ${range(spool.map((r) => r.slicedMs ?? 0))} ms, longest loop block meanwhile ${range(spool.map((r) => r.slicedBlockMs ?? 0))} ms`);
   console.log(JSON.stringify({ bench: "recording-replay", semaphores: values["replay-semaphores"], seconds: values["replay-seconds"], textMB: Math.round(rec.textBytes / 1e6), seeks: SEEKS, ...results }));

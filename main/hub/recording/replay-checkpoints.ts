@@ -5,10 +5,13 @@
 // wherever they did not change (state-copy.ts), so a point costs about what changed since the last,
 // and a restore copies chunks, no more. Points are spaced by blocks of lines (what a seek then
 // feeds), about maxCheckpoints over the whole file as far as the share of the file read so far
-// tells. Bounded in count and in bytes: past either, every other point is dropped and the spacing
-// doubles.
+// tells; nearer together at the start, each at most half its distance from the first line past the
+// one before: a seek there from the first line is short, so only a point close behind it beats it.
+// Bounded in count and in bytes: past either, the spacing doubles and the points closer together
+// than it (the start's aside) are dropped.
 import { performance } from "node:perf_hooks";
 import type { HubCore } from "../core/hub-core.js";
+import type { BufferRecycler } from "./buffer-recycler.js";
 import type { FeedPlace } from "./replay-feed.js";
 import { pairClosures, StateCopy, type PackedBuffer } from "./state-copy.js";
 
@@ -42,11 +45,15 @@ export const DEFAULT_MAX_CHECKPOINTS = 32;
 /** At the default block size, about 1 MiB of recorded text. */
 export const DEFAULT_CHECKPOINT_MIN_BLOCKS = 4;
 export const DEFAULT_MAX_CHECKPOINT_BYTES = 96 * 1024 * 1024;
+/** Near the start, a point is at most this share of its distance from the first line past the one before. */
+const START_SPACING = 0.5;
 
 export class ReplayCheckpoints {
   private points: Checkpoint[] = [];
   /** Doubles each time the bounds thin the points. */
   private minBlocks: number;
+  /** The least spacing at the start. */
+  private readonly startBlocks: number;
   /** A restore's ms per byte of its point: from the copies at first, then from each restore. */
   private msPerByte = 0;
   private restored = false;
@@ -60,6 +67,7 @@ export class ReplayCheckpoints {
   constructor(limits: CheckpointLimits = {}) {
     this.max = limits.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS;
     this.minBlocks = this.max > 0 ? Math.max(1, limits.checkpointMinBlocks ?? DEFAULT_CHECKPOINT_MIN_BLOCKS) : Infinity;
+    this.startBlocks = this.minBlocks;
     this.maxBytes = limits.maxCheckpointBytes ?? DEFAULT_MAX_CHECKPOINT_BYTES;
   }
 
@@ -73,8 +81,8 @@ export class ReplayCheckpoints {
    */
   offer(place: ReplayPlace, core: HubCore, read: number): void {
     const expected = place.block / Math.max(read, 1e-6);
-    const every = Math.max(this.minBlocks, expected / this.max);
-    if (place.block - (this.points.at(-1)?.block ?? 0) < every) return;
+    const last = this.points.at(-1)?.block ?? 0;
+    if (place.block - last < this.spacing(last, Math.max(this.minBlocks, expected / this.max))) return;
     const copy = new StateCopy(undefined, true, this.base);
     const t0 = performance.now();
     const saved = copy.copy(core);
@@ -104,13 +112,20 @@ export class ReplayCheckpoints {
     return point.size * this.msPerByte;
   }
 
-  /** Makes `fresh` (a core built as the saved one was) a copy of the point's core. */
-  restore(point: Checkpoint, fresh: HubCore): HubCore {
+  /** Makes `fresh` (a core built as the saved one was) a copy of the point's core, over `recycler`'s buffers where it has them. */
+  restore(point: Checkpoint, fresh: HubCore, recycler?: BufferRecycler): HubCore {
     const t0 = performance.now();
-    const core = new StateCopy(pairClosures(point.core, fresh)).into(fresh, point.core);
+    const copy = new StateCopy(pairClosures(point.core, fresh), false, undefined, recycler);
+    const core = copy.into(fresh, point.core);
+    recycler?.own(core, copy.made);
     this.msPerByte = this.rate(this.restored ? this.msPerByte : 0, (performance.now() - t0) / point.size);
     this.restored = true;
     return core;
+  }
+
+  /** Blocks from a point at `last` to the next: `every`, or less near the start. */
+  private spacing(last: number, every: number): number {
+    return Math.min(every, Math.max(this.startBlocks, last * START_SPACING));
   }
 
   /** A running estimate: a single slow measure (a GC, a busy machine) moves it only part way. */
@@ -128,8 +143,15 @@ export class ReplayCheckpoints {
       return;
     }
     const last = this.points.at(-1)?.block ?? 0;
-    this.points = this.points.filter((_, i) => i % 2 === 1);
-    this.minBlocks = Math.max(this.minBlocks * 2, last / Math.max(1, this.points.length));
+    this.minBlocks = Math.max(this.minBlocks * 2, (2 * last) / this.points.length);
+    let prev = 0;
+    const kept = this.points.filter((p) => {
+      if (p.block - prev < this.spacing(prev, this.minBlocks)) return false;
+      prev = p.block;
+      return true;
+    });
+    // Points spaced as the start's alone are over the bounds: every other one goes.
+    this.points = kept.length < this.points.length ? kept : this.points.filter((_, i) => i % 2 === 1);
     // What the points left hold: each chunk once, however many share it.
     const chunks = new Set<Uint8Array>();
     this.bytes = 0;

@@ -5,6 +5,7 @@ import { DEFAULT_MAX_SEMAPHORES } from "../../../shared/history/index.js";
 import { REPLAY_VERSION_SUFFIX } from "../../../shared/ui-protocol/index.js";
 import pkg from "../../../package.json" with { type: "json" };
 import { HubCore, type AgentRecord } from "../core/hub-core.js";
+import type { BufferRecycler } from "./buffer-recycler.js";
 import type { AnyRecordLine } from "./recording-line.js";
 import type { SegmentStart } from "./recording-rolling.js";
 import { pairClosures, StateCopy } from "./state-copy.js";
@@ -76,10 +77,12 @@ export class ReplayFeed implements FeedPlace {
     this.skip = place.skip;
   }
 
-  /** To where `other` is, with a copy of its core: a seek that must leave other's alone. */
-  copyOf(other: ReplayFeed): void {
+  /** To where `other` is, with a copy of its core (over `recycler`'s buffers where it has them): a seek that must leave other's alone. */
+  copyOf(other: ReplayFeed, recycler?: BufferRecycler): void {
     const fresh = this.fresh({});
-    this.moveTo(other, new StateCopy(pairClosures(other.core, fresh)).into(fresh, other.core));
+    const copy = new StateCopy(pairClosures(other.core, fresh), false, undefined, recycler);
+    this.moveTo(other, copy.into(fresh, other.core));
+    recycler?.own(this.core, copy.made);
   }
 
   /** One line taken from the recording: the clock moves to its time and the core gets its call. */

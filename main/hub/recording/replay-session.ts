@@ -15,6 +15,7 @@ import type { ReplayMark, ReplayStatus } from "../../../shared/ui-protocol/index
 import type { HubCore } from "../core/hub-core.js";
 import type { AnyRecordLine, RangeLine } from "./recording-line.js";
 import { describeStop, readRecording, type ReadLimits, type ReadSummary } from "./recording-reader.js";
+import { BufferRecycler } from "./buffer-recycler.js";
 import { ReplayCheckpoints, type Checkpoint, type CheckpointLimits, type ReplayPlace } from "./replay-checkpoints.js";
 import { ReplayFeed, type ReplayCoreOptions } from "./replay-feed.js";
 import { ReplaySpool, SpoolCursor, type SpoolBlock, type SpoolOptions } from "./replay-spool.js";
@@ -69,6 +70,8 @@ export class ReplaySession {
   private seekingTo: number | null = null;
   /** Callers of seekInSlices waiting for the cursor to land. */
   private landing: (() => void)[] = [];
+  /** The buffers of cores done with, for the next restore or copy to write over. */
+  private readonly recycler = new BufferRecycler();
 
   private constructor(
     readonly file: string,
@@ -91,6 +94,7 @@ export class ReplaySession {
     await s.spool.finish();
     s.marksSorted = [...(s.markMap ?? new Map<string, ReplayMark>()).values()].sort((x, y) => x.at - y.at);
     s.markMap = null;
+    s.recycler.give(s.at.core);
     // Opened where the story starts: a saved range's start, else the first alert (the end is
     // after shutdown, every agent gone), else the start.
     s.at.reset(s.from);
@@ -197,7 +201,9 @@ export class ReplaySession {
     const sliceMs = this.opts.seekSliceMs ?? SEEK_SLICE_MS;
     const landed = new Promise<void>((resolve) => this.landing.push(resolve));
     const { from, ms } = this.startFor(target);
-    if (ms <= sliceMs) {
+    // A short step forward is fed at once; anything else (a restore, or a fresh core) is made aside
+    // anyway, so it costs no more in slices, and an estimate that fell short blocks nobody.
+    if (from === "here" && ms <= sliceMs) {
       this.seek(target);
       return landed;
     }
@@ -205,10 +211,15 @@ export class ReplaySession {
     this.seekingTo = target;
     try {
       // Off to the side: the dashboards keep reading the core they have until this one lands.
+      // Its restore or copy counts in its first slice.
+      let deadline = performance.now() + sliceMs;
       const { feed, reader } = this.place(from, true);
-      while (!this.advance(feed, reader, target, performance.now() + sliceMs)) {
+      for (; !this.advance(feed, reader, target, deadline); deadline = performance.now() + sliceMs) {
         await new Promise((resolve) => setImmediate(resolve));
-        if (job !== this.seekJob) return landed;
+        if (job !== this.seekJob) {
+          this.recycler.give(feed.core);
+          return landed;
+        }
       }
       this.land(feed, reader);
     } catch (err) {
@@ -327,14 +338,16 @@ export class ReplaySession {
   private place(from: SeekStart, aside: boolean): { feed: ReplayFeed; reader: SpoolCursor } {
     const feed = aside ? new ReplayFeed(this.opts) : this.at;
     if (from === "here") {
-      if (aside) feed.copyOf(this.at);
+      if (aside) feed.copyOf(this.at, this.recycler);
       return { feed, reader: aside ? this.reader.clone() : this.reader };
     }
+    // The dashboards' core is about to be replaced: its buffers serve the restore.
+    if (!aside) this.recycler.give(feed.core);
     if (from === "start") {
       feed.reset(this.from);
       return { feed, reader: new SpoolCursor(this.spool) };
     }
-    feed.moveTo(from, this.checkpoints.restore(from, feed.fresh({})));
+    feed.moveTo(from, this.checkpoints.restore(from, feed.fresh({}), this.recycler));
     return { feed, reader: new SpoolCursor(this.spool, from.block) };
   }
 
@@ -353,10 +366,13 @@ export class ReplaySession {
   /** The cursor is where `feed` is: the dashboards get its core, as a snapshot, not as deltas. */
   private land(feed: ReplayFeed, reader: SpoolCursor): void {
     this.seekingTo = null;
+    const was = this.at;
     this.at = feed;
     this.reader = reader;
     this.at.core.changes.take();
     for (const fn of this.resetListeners) fn();
+    // The dashboards have a snapshot of the new core (resync drops anything built from the old).
+    if (was !== feed) this.recycler.give(was.core);
     this.emitStatus();
     for (const fn of this.landing.splice(0)) fn();
   }

@@ -42,8 +42,8 @@ export interface SpoolOptions {
   /** Bytes of the read blocks kept parsed (0: none). */
   parsedCacheBytes?: number;
   /**
-   * Bytes at the start of the recording whose lines stay parsed, as the reader gave them: a seek
-   * back near the start then only feeds, as a replay holding every parsed line does (0: none).
+   * Bytes at the start of the recording whose lines stay parsed once read: a seek back near the
+   * start then only feeds, as a replay holding every parsed line does (0: none).
    */
   pinnedStartBytes?: number;
 }
@@ -53,8 +53,6 @@ export class ReplaySpool {
   private readonly strings = new SpoolStrings();
   private readonly pending = new BlockEncoder(this.strings);
   private pendingCount = 0;
-  /** The pending lines themselves while they are within the pinned start. */
-  private pendingLines: AnyRecordLine[] = [];
   private firstR = 0;
   private lastR = 0;
   private count = 0;
@@ -66,8 +64,10 @@ export class ReplaySpool {
   private readonly blockBytes: number;
   private readonly cacheBytes: number;
   private readonly pinnedBytes: number;
-  /** Blocks of the recording's start, parsed, kept for good. */
+  /** Blocks of the recording's start, parsed once read, kept for good. */
   private readonly pinned = new Map<number, AnyRecordLine[]>();
+  /** Blocks before this one are within the pinned start. */
+  private pinnedBlocks = 0;
   /** Bytes of the blocks before the one being added. */
   private textBytes = 0;
   /** Measured ms to inflate and parse a line, for a seek's estimate (replay-session.ts); until a block is read, a guess at twice a feed's. */
@@ -100,7 +100,6 @@ export class ReplaySpool {
   add(line: AnyRecordLine): void {
     if (this.pendingCount === 0) this.firstR = line.r;
     this.lastR = line.r;
-    if (this.textBytes + this.pending.bytes < this.pinnedBytes) this.pendingLines.push(line);
     this.pending.add(line);
     this.pendingCount++;
     this.count++;
@@ -131,7 +130,9 @@ export class ReplaySpool {
     const ms = (performance.now() - t0) / Math.max(1, lines.length);
     this.readMsPerLine = this.readMsPerLine < 0 ? ms : this.readMsPerLine + (ms - this.readMsPerLine) * 0.3;
     this.reads++;
-    if (block.textBytes <= this.cacheBytes) {
+    if (i < this.pinnedBlocks) {
+      this.pinned.set(i, lines);
+    } else if (block.textBytes <= this.cacheBytes) {
       this.parsed.set(i, lines);
       this.parsedBytes += block.textBytes;
       for (const j of this.parsed.keys()) {
@@ -171,9 +172,10 @@ export class ReplaySpool {
     const lines = this.pendingCount;
     this.pendingCount = 0;
     const block: HeldBlock = { firstR: this.firstR, lastR: this.lastR, lines, start: this.count - lines, textStart: this.textBytes, textBytes: bytes, data: null, raw };
-    // A block wholly within the pinned start keeps the lines it was given: never parsed again.
-    if (block.textStart + block.textBytes <= this.pinnedBytes) this.pinned.set(this.blocks.length, this.pendingLines);
-    this.pendingLines = [];
+    // A block wholly within the pinned start is read once, then kept. (Lines built as every block's
+    // are: the reader's, parsed from JSON, are objects of other shapes, and a core fed both after
+    // one another has its code made again for them.)
+    if (block.textStart + block.textBytes <= this.pinnedBytes) this.pinnedBlocks = this.blocks.length + 1;
     this.blocks.push(block);
     this.textBytes += bytes;
     this.bytes += raw.length;

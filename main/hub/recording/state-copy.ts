@@ -5,6 +5,8 @@
 // buffers in chunks, sharing each chunk that did not change since the copy it is told of (`base`)
 // and holding none for zeros; a copy of that copy puts them together again.
 
+import type { BufferRecycler } from "./buffer-recycler.js";
+
 /** Types a copy would silently get wrong (internal state it cannot reach): refused instead. */
 const REFUSED = [Promise, WeakMap, WeakSet, WeakRef] as const;
 
@@ -48,10 +50,14 @@ export class PackedBuffer {
     return new PackedBuffer(chunks, data.byteLength, shared, fresh);
   }
 
-  unpack(): ArrayBufferLike {
-    const out = this.shared ? new SharedArrayBuffer(this.byteLength) : new ArrayBuffer(this.byteLength);
+  /** Its bytes, in `reuse` when given (a buffer of its length, whatever it holds), else in a new buffer. */
+  unpack(reuse?: ArrayBufferLike): ArrayBufferLike {
+    const out = reuse ?? (this.shared ? new SharedArrayBuffer(this.byteLength) : new ArrayBuffer(this.byteLength));
     const bytes = new Uint8Array(out);
-    this.chunks.forEach((c, i) => c !== null && bytes.set(c, i * CHUNK_BYTES));
+    this.chunks.forEach((c, i) => {
+      if (c !== null) bytes.set(c, i * CHUNK_BYTES);
+      else if (reuse !== undefined) bytes.fill(0, i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES);
+    });
     return out;
   }
 }
@@ -71,17 +77,21 @@ export class StateCopy {
   bytes = 0;
   /** With `pack`: the buffers packed. */
   readonly packs: PackedBuffer[] = [];
+  /** With a recycler: the buffers of the copy (made or recycled), for it to take back with the copy. */
+  readonly made: ArrayBufferLike[] = [];
 
   /**
    * `memo` maps an original to its copy: preset it to have a value replaced wherever it is met.
    * `pack`: the larger buffers become PackedBuffers, listed in `packs` (a copy to keep, not to
    * use: copy it again to use it), each sharing what it can with `base`'s packed copy of the same
-   * original buffer; `base` then maps each original to this copy's.
+   * original buffer; `base` then maps each original to this copy's. `recycler`: the copy's
+   * buffers are written over buffers it keeps where it has one of the length, not allocated.
    */
   constructor(
     private readonly memo = new Map<unknown, unknown>(),
     private readonly pack = false,
     private readonly base?: WeakMap<ArrayBufferLike, PackedBuffer>,
+    private readonly recycler?: BufferRecycler,
   ) {}
 
   copy<T>(value: T): T {
@@ -101,7 +111,7 @@ export class StateCopy {
     const known = this.memo.get(v);
     if (known !== undefined) return known;
     if (Object.isFrozen(v)) return v;
-    if (v instanceof PackedBuffer) return this.keep(v, v.unpack(), v.byteLength);
+    if (v instanceof PackedBuffer) return this.keep(v, this.ours(v.unpack(this.recycler?.take(v.byteLength, v.shared))), v.byteLength);
     if (v instanceof PackedView) return this.keep(v, new v.type(this.any(v.buffer) as ArrayBufferLike, v.byteOffset, v.length), 64);
     const shared = typeof SharedArrayBuffer === "function" && v instanceof SharedArrayBuffer;
     if (v instanceof ArrayBuffer || shared) {
@@ -112,9 +122,9 @@ export class StateCopy {
         this.packs.push(packed);
         return this.keep(v, packed, 64 + 8 * packed.chunks.length);
       }
-      const out = shared ? new SharedArrayBuffer(buffer.byteLength) : new ArrayBuffer(buffer.byteLength);
+      const out = this.recycler?.take(buffer.byteLength, shared) ?? (shared ? new SharedArrayBuffer(buffer.byteLength) : new ArrayBuffer(buffer.byteLength));
       new Uint8Array(out).set(new Uint8Array(buffer));
-      return this.keep(v, out, buffer.byteLength);
+      return this.keep(v, this.ours(out), buffer.byteLength);
     }
     if (ArrayBuffer.isView(v)) {
       const buffer = this.any(v.buffer) as ArrayBufferLike | PackedBuffer;
@@ -155,6 +165,11 @@ export class StateCopy {
     this.keep(v, out, 16 + 8 * keys.length);
     for (const key of keys) out[key] = this.any((v as Record<string, unknown>)[key]);
     return out;
+  }
+
+  private ours(b: ArrayBufferLike): ArrayBufferLike {
+    if (this.recycler !== undefined) this.made.push(b);
+    return b;
   }
 
   private keep<T>(original: unknown, copy: T, bytes: number): T {

@@ -113,11 +113,11 @@ describe("replay spool", () => {
     // No restore points: a seek back feeds from the first line, through blocks read before.
     const cached = await open(file, 1024, { maxCheckpoints: 0, pinnedStartBytes: 0 });
     const uncached = await open(file, 1024, { maxCheckpoints: 0, pinnedStartBytes: 0, parsedCacheBytes: 0 });
-    // The whole file within the pinned start: its lines stay as the reader gave them, none read again.
+    // The whole file within the pinned start: each block is read once, then kept.
     const pinned = await open(file, 1024, { maxCheckpoints: 0, parsedCacheBytes: 0 });
     const straight = await open(file);
     for (const s of [cached, uncached, pinned]) s.seek(T0 + 200_000);
-    const reads = [cached.held.blockReads, uncached.held.blockReads];
+    const reads = [cached.held.blockReads, uncached.held.blockReads, pinned.held.blockReads];
     for (const t of [T0 + 199_000, T0 + 120_500, T0 + 200_000]) {
       straight.seek(t);
       for (const s of [cached, uncached, pinned]) {
@@ -127,7 +127,7 @@ describe("replay spool", () => {
     }
     expect(cached.held.blockReads).toBe(reads[0]);
     expect(uncached.held.blockReads).toBeGreaterThan(reads[1] + 100);
-    expect(pinned.held.blockReads).toBe(0);
+    expect(pinned.held.blockReads).toBe(reads[2]);
   });
 
   it("re-feeding the lines it keeps parsed, or restoring a point, ends where parsing every line afresh from the first does", async () => {

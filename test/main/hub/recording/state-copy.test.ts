@@ -2,6 +2,7 @@
 // with its classes, shared references, cycles and views over one buffer kept, packed (in chunks shared with an earlier copy) and unpacked
 // back to the same values, and its closures pointed at a fresh object's state.
 import { describe, expect, it } from "vitest";
+import { BufferRecycler } from "../../../../main/hub/recording/buffer-recycler.js";
 import { CHUNK_BYTES, pairClosures, StateCopy, type PackedBuffer } from "../../../../main/hub/recording/state-copy.js";
 
 class Ring {
@@ -81,5 +82,28 @@ describe("state copy", () => {
     expect(restored.count).toBe(1);
     expect(saved.count).toBe(0);
     expect(() => new StateCopy().copy({ w: new WeakMap() })).toThrow(/cannot copy a WeakMap/);
+  });
+
+  it("writes a copy over the buffers of a copy done with, to exactly the saved values, zeros included", () => {
+    const r = filled();
+    r.a.fill(0, 0, 1024);
+    const kept = new StateCopy(undefined, true).copy(r);
+    const recycler = new BufferRecycler();
+    const first = new StateCopy(undefined, false, undefined, recycler);
+    const used = first.copy(filled());
+    recycler.own(used, first.made);
+    // Its buffer (every byte non-zero somewhere) is done with: the next copy is written over it.
+    recycler.give(used);
+    expect(recycler.bytes).toBe(64 * 1024);
+    const again = new StateCopy(undefined, false, undefined, recycler);
+    const back = again.copy(kept);
+    expect(back.buffer).toBe(used.buffer);
+    expect(recycler.bytes).toBe(0);
+    expect([...back.a]).toEqual([...r.a]);
+    expect([...back.b]).toEqual([...r.b]);
+    // Without a list of its own, a core's buffers are found through it; frozen parts are passed over.
+    const loose = new BufferRecycler();
+    loose.give({ rings: [filled(), filled()], frozen: Object.freeze({ r: filled() }) });
+    expect(loose.bytes).toBe(2 * 64 * 1024);
   });
 });
