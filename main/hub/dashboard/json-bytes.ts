@@ -76,20 +76,22 @@ export class JsonBytes {
 
   /**
    * The bytes, then `after`, copied into one new buffer a chunk per step (a generator: run it
-   * with slices.ts). The chunks are then given back for later texts, and this is left empty.
+   * with slices.ts). This is left empty at once, and its chunks are given back for later texts
+   * once copied (never twice, however the copy is run).
    */
   *copyOut(after: string): Generator<void, Buffer, void> {
+    const { chunks, used } = this;
     const out = Buffer.allocUnsafe(this.length + Buffer.byteLength(after));
-    let at = 0;
-    for (let i = 0; i < this.chunks.length; i++) {
-      at += this.chunks[i].copy(out, at, 0, this.used[i]);
-      if (i < this.chunks.length - 1) yield;
-    }
-    out.write(after, at);
-    for (const c of this.chunks) if (spare.length < SPARE_CHUNKS) spare.push(c);
     this.chunks = [];
     this.used = [];
     this.length = 0;
+    let at = 0;
+    for (let i = 0; i < chunks.length; i++) {
+      at += chunks[i].copy(out, at, 0, used[i]);
+      if (i < chunks.length - 1) yield;
+    }
+    out.write(after, at);
+    for (const c of chunks) if (spare.length < SPARE_CHUNKS) spare.push(c);
     return out;
   }
 

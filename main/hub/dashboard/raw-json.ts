@@ -15,6 +15,8 @@ export class RawJson {
   /** The first buffer copied out: the JSON's `length` bytes, then what followed them there. */
   private json: Buffer | undefined;
   private readonly length: number;
+  /** prepare() is copying `source` out, a chunk per step. */
+  private copying = false;
   /** The text and what follows it in a packet, as UTF-8, by what follows (for every socket it goes to). */
   private readonly bytes = new Map<string, Buffer>();
 
@@ -36,8 +38,11 @@ export class RawJson {
     if (this.bytes.has(after)) return;
     let out: Buffer;
     if (this.source !== undefined) {
-      out = yield* this.source.copyOut(after);
+      const source = this.source;
       this.source = undefined;
+      this.copying = true;
+      out = yield* source.copyOut(after);
+      this.copying = false;
       this.json = out;
     } else {
       const json = this.jsonBytes();
@@ -55,6 +60,7 @@ export class RawJson {
   encoded(after: string): Buffer {
     let b = this.bytes.get(after);
     if (b === undefined) {
+      this.notCopying();
       runToEnd(this.prepare(after));
       b = this.bytes.get(after)!;
     }
@@ -62,8 +68,14 @@ export class RawJson {
   }
 
   private jsonBytes(): Buffer {
+    this.notCopying();
     if (this.json === undefined) this.encoded("");
     return this.json!;
+  }
+
+  /** Its first copy is a few steps long: what reads it waits for prepare() to end (ui-namespace.ts). */
+  private notCopying(): void {
+    if (this.copying) throw new Error("RawJson read while its bytes are being copied");
   }
 }
 

@@ -46,6 +46,28 @@ describe("JSON written as UTF-8 chunks", () => {
   });
 });
 
+describe("a RawJson being prepared", () => {
+  it("refuses to be read until its first copy is done, and its chunks go back once", () => {
+    const items = Array.from({ length: 400 }, (_, i) => JSON.stringify({ i, s: "x".repeat(500) }));
+    const json = new JsonBytes("[");
+    for (const item of items) json.item(item);
+    json.write("]");
+    const raw = new RawJson(json);
+    const steps = raw.prepare(AFTER_EVENT);
+    steps.next();
+    expect(() => raw.encoded(AFTER_ACK)).toThrow(/being copied/);
+    expect(() => raw.text).toThrow(/being copied/);
+    runToEnd(steps);
+    // Two texts made after it, from chunks given back: neither overwrites the other or the first.
+    const a = JsonBytes.of(JSON.stringify(items.map((x) => x.replace(/x/g, "a"))));
+    const b = JsonBytes.of(JSON.stringify(items.map((x) => x.replace(/x/g, "b"))));
+    const [ra, rb] = [new RawJson(a), new RawJson(b)];
+    expect(raw.text).toBe(`[${items.join(",")}]`);
+    expect(ra.text).toBe(JSON.stringify(items.map((x) => x.replace(/x/g, "a"))));
+    expect(rb.text).toBe(JSON.stringify(items.map((x) => x.replace(/x/g, "b"))));
+  });
+});
+
 describe("a hub's snapshot", () => {
   it("parses alike sent as bytes over WebSocket and as text over long-polling", async () => {
     const hub = await startHub();
