@@ -7,7 +7,8 @@
 // noise), then over each round of the flood. A dashboard is open throughout (a /ui client taking
 // every delta): each delta reads the hub while evicted agents are being forgotten. BENCH_CPU_PROF=<dir>: a CPU profile of each window,
 // <dir>/<case>-<side>-<quiet|round-N>.cpuprofile.
-// Alone: `node --import tsx bench/hub/name-flood.ts` (BENCH_FLOOD_ROUNDS, BENCH_FLOOD_AGENTS).
+// Alone: `node --import tsx bench/hub/name-flood.ts` (BENCH_FLOOD_ROUNDS, BENCH_FLOOD_AGENTS;
+// BENCH_SERVER_NODE_ARGS: more node flags for the hub child, e.g. "--trace-gc-nvp").
 import { existsSync, renameSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { io } from "socket.io-client";
@@ -113,7 +114,8 @@ export async function side(label: string, admission: object, rounds: number, age
   // Each window's profile is written to the one file as its report is sent: kept under its window's name.
   const keepProfile = (window: string) => profile !== undefined && existsSync(profile) && renameSync(profile, profile.replace(/\.cpuprofile$/, `-${window}.cpuprofile`));
   const profEnv: Record<string, string> = profile === undefined ? {} : { BENCH_PROFILE_FILE: profile };
-  const hub = spawnChild<Msg>("./name-flood-hub.ts", { BENCH_ADMISSION: JSON.stringify(admission), ...profEnv }, ["--expose-gc", ...HUB_NODE_FLAGS]);
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  const hub = spawnChild<Msg>("./name-flood-hub.ts", { BENCH_ADMISSION: JSON.stringify(admission), ...profEnv }, ["--expose-gc", ...HUB_NODE_FLAGS, ...extra]);
   const children: Child<Msg>[] = [hub];
   let dashboard: Awaited<ReturnType<typeof openDashboard>> | undefined;
   try {

@@ -14,7 +14,7 @@ import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/ind
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
 import { FleetView, type MovedGroups } from "./fleet-view.js";
-import { JsonItems } from "./raw-json.js";
+import { JsonBytes } from "./json-bytes.js";
 import type { BuiltSnapshot } from "./snapshot-builder.js";
 import { uiSemaphore } from "./views.js";
 
@@ -24,11 +24,14 @@ const BATCH = 16;
 /** Keys or fleet entries of a snapshot marked as held between two yields. */
 const TAKEN_BATCH = 512;
 
-/** A delta's JSON text and its seq. */
+/** A delta's JSON, as UTF-8 (json-bytes.ts), and its seq. */
 export interface BuiltDelta {
   readonly seq: number;
-  readonly json: string;
+  readonly json: JsonBytes;
 }
+
+/** A delta's fields: each `"name":value`, as text, or as bytes written while it was built. */
+type Parts = (string | JsonBytes)[];
 
 export class UiDeltas {
   /** The seq of the last delta sent. */
@@ -126,7 +129,7 @@ export class UiDeltas {
       changes.alerts.length === 0 && !changes.thresholds && rejected === this.lastRejected && admissionJson === this.lastAdmission;
     if (quiet) return undefined;
     this.lastRejected = rejected;
-    const parts: string[] = [];
+    const parts: Parts = [];
     if (admission !== undefined && admissionJson !== this.lastAdmission) parts.push(`"admission":${admissionJson}`);
     this.lastAdmission = admissionJson;
 
@@ -155,7 +158,7 @@ export class UiDeltas {
         this.configured.add(key);
         return true;
       };
-      const patches = new JsonItems();
+      const patches = new JsonBytes(`"semaphores":[`);
       const unconfigured: string[] = [];
       for (let i = 0; i < keys.length; i++) {
         const tracker = registry.tracker(keys[i]);
@@ -163,7 +166,7 @@ export class UiDeltas {
         if (tracker !== undefined) {
           groups.add(tracker.groupKey);
           const s = tracker.figures();
-          patches.push(JSON.stringify(toPatch(uiSemaphore(core, s, configChanged), this.identityChanged(s))));
+          patches.item(JSON.stringify(toPatch(uiSemaphore(core, s, configChanged), this.identityChanged(s))));
           this.known.add(s.key);
           // Left out of its agent's last register but still reported: a patch cannot drop a config.
           if (!tracker.registered && this.configured.delete(s.key)) {
@@ -173,7 +176,10 @@ export class UiDeltas {
         }
         if (i % BATCH === BATCH - 1) yield;
       }
-      if (patches.count > 0) parts.push(`"semaphores":[${patches.text()}]`);
+      if (patches.count > 0) {
+        patches.write("]");
+        parts.push(patches);
+      }
       // One registered again while the delta was built (its agent's messages land between slices)
       // has its whole entry above: not gone.
       const gone = removed.filter((k) => !this.known.has(k));
@@ -191,24 +197,33 @@ export class UiDeltas {
     }
     if (changes.thresholds) parts.push(`"thresholds":${JSON.stringify(core.engine.thresholds)}`);
     const seq = ++this.seq;
-    const json = `{"seq":${seq},"serverTime":${core.now()},"rejected":${rejected}${parts.length > 0 ? "," : ""}${parts.join(",")}}`;
+    const json = JsonBytes.of(`{"seq":${seq},"serverTime":${core.now()},"rejected":${rejected}`);
+    for (const part of parts) {
+      json.write(",");
+      if (typeof part === "string") json.write(part);
+      else json.append(part);
+    }
+    json.write("}");
     return { seq, json };
   }
 
   /** The fleet entries dashboards do not hold yet and the keys gone, as the delta's fields. */
-  private *fleetParts(moved: MovedGroups, rebuilt: boolean, parts: string[]): Generator<void, void, void> {
-    const changed = new JsonItems();
+  private *fleetParts(moved: MovedGroups, rebuilt: boolean, parts: Parts): Generator<void, void, void> {
+    const changed = new JsonBytes(`"fleet":[`);
     const removed: string[] = [];
     let i = 0;
     for (const [key, f] of moved) {
       if (f === undefined) {
         if (this.fleet.drop(key)) removed.push(key);
-      } else if (this.fleet.offer(f)) changed.push(JSON.stringify(f));
+      } else if (this.fleet.offer(f)) changed.item(JSON.stringify(f));
       if (++i % BATCH === 0) yield;
     }
     // Recomputed whole: whatever dashboards hold that the view no longer has is gone too.
     if (rebuilt) removed.push(...this.fleet.dropMissing((key) => this.fleetView.entry(key) !== undefined));
-    if (changed.count > 0) parts.push(`"fleet":[${changed.text()}]`);
+    if (changed.count > 0) {
+      changed.write("]");
+      parts.push(changed);
+    }
     if (removed.length > 0) parts.push(`"removedFleet":${JSON.stringify(removed)}`);
   }
 

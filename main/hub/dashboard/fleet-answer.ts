@@ -8,7 +8,7 @@
 import type { UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import type { HubCore } from "../core/hub-core.js";
 import type { FleetView } from "./fleet-view.js";
-import { JsonItems } from "./raw-json.js";
+import { JsonBytes } from "./json-bytes.js";
 import { runToEnd } from "./slices.js";
 
 /** Rounds run a slice at a time, at most. */
@@ -44,12 +44,13 @@ export function* currentFleet(core: HubCore, view: FleetView): Generator<void, U
   return view.list();
 }
 
-/** The fleet as JSON text (an array), made a few entries per step. */
-export function* fleetJson(fleet: readonly UiFleetEntry[]): Generator<void, string, void> {
-  const items = new JsonItems();
+/** The fleet as JSON (an array, as UTF-8: json-bytes.ts), made a few entries per step. */
+export function* fleetJson(fleet: readonly UiFleetEntry[]): Generator<void, JsonBytes, void> {
+  const items = new JsonBytes("[");
   for (let i = 0; i < fleet.length; i++) {
-    items.push(JSON.stringify(fleet[i]));
+    items.item(JSON.stringify(fleet[i]));
     if (i % BATCH === BATCH - 1) yield;
   }
-  return `[${items.text()}]`;
+  items.write(items.count > 0 ? "]" : "[]");
+  return items;
 }

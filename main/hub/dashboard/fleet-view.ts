@@ -6,7 +6,7 @@
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
 import type { FleetFigures } from "../../../shared/alerts/index.js";
-import type { UiFleetEntry } from "../../../shared/ui-protocol/index.js";
+import { sameFleetEntry, type UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import { uiFleet } from "./views.js";
 import { runToEnd } from "./slices.js";
 
@@ -106,10 +106,11 @@ export class FleetView {
     return moved;
   }
 
-  private *recompute(groups: Iterable<string>, moved: MovedGroups): Generator<void, void, void> {
+  /** `held`: the entries before, when not the view's own (a rebuild). */
+  private *recompute(groups: Iterable<string>, moved: MovedGroups, held = this.entries): Generator<void, void, void> {
     const batch: string[] = [];
     const flush = () => {
-      for (const [gk, entry] of this.core.engine.fleetOf(batch)) this.set(gk, entry, moved);
+      for (const [gk, entry] of this.core.engine.fleetOf(batch)) this.set(gk, entry, moved, held.get(gk));
       batch.length = 0;
     };
     for (const gk of groups) {
@@ -121,15 +122,18 @@ export class FleetView {
     flush();
   }
 
-  private set(gk: string, entry: FleetFigures | undefined, moved: MovedGroups): void {
+  private set(gk: string, entry: FleetFigures | undefined, moved: MovedGroups, held: UiFleetEntry | undefined): void {
     if (entry === undefined) {
       if (this.entries.delete(gk)) this.sortedKeys = undefined;
       // Said even when the view did not hold it: a snapshot may have dropped it from the view first.
       moved.set(gk, undefined);
       return;
     }
-    const [f] = uiFleet([entry]);
+    const [made] = uiFleet([entry]);
     if (!this.entries.has(gk)) this.sortedKeys = undefined;
+    // The entry held stays when nothing in it changed: it is old already, and a new copy of each
+    // group's entry (a rebuild recomputes every one) would live until the next, through young GCs.
+    const f = held !== undefined && sameFleetEntry(held, made) ? held : made;
     this.entries.set(gk, f);
     moved.set(gk, f);
   }
@@ -145,7 +149,7 @@ export class FleetView {
     const groups = new Set<string>();
     for (const t of core.registry.trackers()) groups.add(t.groupKey);
     yield;
-    yield* this.recompute(groups, moved);
+    yield* this.recompute(groups, moved, old);
     for (const k of old.keys()) if (!this.entries.has(k)) moved.set(k, undefined);
     this.valid = true;
     this.freshened.clear();

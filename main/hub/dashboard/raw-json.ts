@@ -1,37 +1,58 @@
-// JSON serialised once and sent as it is: a /ui snapshot of 10,000 semaphores is ~6 MB of JSON,
-// built a slice at a time (snapshot-builder.ts); socket.io would walk it and serialise it again
-// for each dashboard. An encoder that knows RawJson writes its text where the value goes, so the
-// wire is the same JSON a plain object would make.
+// JSON serialised once and sent as it is: a /ui snapshot of 10,000 semaphores is ~8.5 MB of JSON,
+// built a slice at a time as UTF-8 bytes (snapshot-builder.ts, json-bytes.ts); socket.io would walk
+// it and serialise it again for each dashboard. An encoder that knows RawJson writes its text where
+// the value goes, so the wire is the same JSON a plain object would make.
 import { randomUUID } from "node:crypto";
 import type { Namespace, Socket } from "socket.io";
 import { Encoder, PacketType, type Packet } from "socket.io-parser";
+import type { JsonBytes } from "./json-bytes.js";
+import { runToEnd } from "./slices.js";
 
-/** JSON text made by JSON.stringify (so valid JSON), to be sent without serialising again. */
+/** JSON made by JSON.stringify (so valid JSON), as UTF-8, to be sent without serialising again. */
 export class RawJson {
+  /** The JSON's bytes until they are first copied out; then `json` holds them. */
+  private source: JsonBytes | undefined;
+  /** The first buffer copied out: the JSON's `length` bytes, then what followed them there. */
+  private json: Buffer | undefined;
+  private readonly length: number;
+  /** prepare() is copying `source` out, a chunk per step. */
+  private copying = false;
   /** The text and what follows it in a packet, as UTF-8, by what follows (for every socket it goes to). */
   private readonly bytes = new Map<string, Buffer>();
 
-  constructor(readonly text: string) {}
+  constructor(source: JsonBytes) {
+    this.source = source;
+    this.length = source.length;
+  }
+
+  /** The JSON as a string, decoded anew (a broadcast, long-polling: WebSocket sends the bytes). */
+  get text(): string {
+    return this.jsonBytes().toString("utf8", 0, this.length);
+  }
 
   /**
-   * Encodes `text + after` as UTF-8 a piece per step (a generator run by slices.ts): a snapshot's
-   * few MB in one Buffer.from would hold the event loop. Sending works without it, encoding at once.
+   * Makes `text + after` as UTF-8 a piece per step (a generator run by slices.ts): a snapshot's
+   * few MB in one copy would hold the event loop. Sending works without it, copying at once.
    */
   *prepare(after: string): Generator<void, void, void> {
     if (this.bytes.has(after)) return;
-    const text = this.text;
-    const out = Buffer.allocUnsafe(Buffer.byteLength(text) + Buffer.byteLength(after));
-    let written = 0;
-    for (let at = 0; at < text.length; ) {
-      let end = Math.min(text.length, at + UTF8_PIECE);
-      // Never between the two halves of a surrogate pair.
-      const last = text.charCodeAt(end - 1);
-      if (end < text.length && last >= 0xd800 && last < 0xdc00) end++;
-      written += out.write(text.slice(at, end), written);
-      at = end;
-      yield;
+    let out: Buffer;
+    if (this.source !== undefined) {
+      const source = this.source;
+      this.source = undefined;
+      this.copying = true;
+      out = yield* source.copyOut(after);
+      this.copying = false;
+      this.json = out;
+    } else {
+      const json = this.jsonBytes();
+      out = Buffer.allocUnsafe(this.length + Buffer.byteLength(after));
+      for (let at = 0; at < this.length; at += COPY_PIECE) {
+        json.copy(out, at, at, Math.min(this.length, at + COPY_PIECE));
+        yield;
+      }
+      out.write(after, this.length);
     }
-    out.write(after, written);
     this.bytes.set(after, out);
   }
 
@@ -39,52 +60,27 @@ export class RawJson {
   encoded(after: string): Buffer {
     let b = this.bytes.get(after);
     if (b === undefined) {
-      b = Buffer.from(this.text + after);
-      this.bytes.set(after, b);
+      this.notCopying();
+      runToEnd(this.prepare(after));
+      b = this.bytes.get(after)!;
     }
     return b;
   }
-}
 
-/** Characters encoded per step of RawJson.prepare(). */
-const UTF8_PIECE = 256 * 1024;
-
-/**
- * A JSON array's items as text, joined into pieces of JOIN_CHARS as they come: thousands of small
- * strings kept until the end would be copied by every young-generation GC meanwhile, and a piece
- * that big is allocated in the large-object space, which the young GC does not copy.
- */
-export class JsonItems {
-  private readonly joined: string[] = [];
-  private pending: string[] = [];
-  private pendingChars = 0;
-
-  /** Items pushed. */
-  count = 0;
-
-  push(json: string): void {
-    this.pending.push(json);
-    this.pendingChars += json.length + 1;
-    this.count++;
-    if (this.pendingChars >= JOIN_CHARS) this.joinPending();
+  private jsonBytes(): Buffer {
+    this.notCopying();
+    if (this.json === undefined) this.encoded("");
+    return this.json!;
   }
 
-  /** The items separated by commas (no brackets). */
-  text(): string {
-    this.joinPending();
-    return this.joined.join(",");
-  }
-
-  private joinPending(): void {
-    if (this.pending.length === 0) return;
-    this.joined.push(this.pending.join(","));
-    this.pending = [];
-    this.pendingChars = 0;
+  /** Its first copy is a few steps long: what reads it waits for prepare() to end (ui-namespace.ts). */
+  private notCopying(): void {
+    if (this.copying) throw new Error("RawJson read while its bytes are being copied");
   }
 }
 
-/** Characters per joined piece: over V8's largest regular object (128 KB), so never copied by the young GC. */
-const JOIN_CHARS = 192 * 1024;
+/** Bytes copied per step of RawJson.prepare() from a buffer already made. */
+const COPY_PIECE = 1024 * 1024;
 
 /** Unforgeable in practice: no agent or dashboard string can carry it. */
 const MARK = `\u0000raw-json:${randomUUID()}`;
@@ -161,20 +157,32 @@ export function rawJsonBroadcasts(nsp: Namespace): void {
   (nsp.adapter as unknown as { encoder: Encoder }).encoder = encoder;
 }
 
+/** Whether `socket`'s transport writes a packet's wsPreEncodedFrame as it is, never reading its data (engine.io's WebSocket transport, without per-message deflate). */
+function sendsPreEncoded(socket: Socket): boolean {
+  const t = (socket.conn as unknown as { transport?: { name?: string; opts?: { perMessageDeflate?: unknown }; socket?: { _sender?: { sendFrame?: unknown } } } }).transport;
+  return t?.name === "websocket" && !t.opts?.perMessageDeflate && typeof t.socket?._sender?.sendFrame === "function";
+}
+
 /**
  * What `socket` sends (events, acks) may carry RawJson. The encoder belongs to its connection
  * (socket.io's Client), and writes any packet without RawJson exactly as the default one does.
  * Over WebSocket, a packet with RawJson goes as a frame whose big part is the RawJson's bytes,
- * shared by every socket it goes to; over long-polling, as the encoder's text.
+ * shared by every socket it goes to, and no text of it is made; over long-polling, as the
+ * encoder's text.
  */
 export function rawJsonReplies(socket: Socket): void {
   (socket.client as unknown as { encoder: Encoder }).encoder = encoder;
+  const client = socket.client as unknown as { _packet(packet: unknown, opts: Record<string, unknown>): void };
   const s = socket as unknown as { packet(packet: Packet, opts?: Record<string, unknown>): void };
   const packet = s.packet.bind(socket);
   s.packet = (p: Packet, opts: Record<string, unknown> = {}) => {
     const parts = split({ ...p, nsp: socket.nsp.name });
+    if (parts === undefined) return packet(p, opts);
+    const body = parts.raw.encoded(parts.after);
     // "4": engine.io's message type, which its transport writes before socket.io's text.
-    if (parts !== undefined) opts.wsPreEncodedFrame = textFrame(Buffer.from(`4${parts.before}`), parts.raw.encoded(parts.after));
-    packet(p, opts);
+    opts.wsPreEncodedFrame = textFrame(Buffer.from(`4${parts.before}`), body);
+    if (!sendsPreEncoded(socket)) return packet(p, opts);
+    // Handed to engine.io as it is: its data is never sent, and counts as the bytes buffered (buffered() in ui-namespace.ts).
+    client._packet(body, { ...opts, preEncoded: true });
   };
 }

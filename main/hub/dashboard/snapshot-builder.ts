@@ -8,14 +8,15 @@ import { WindowScratch } from "../../../shared/history/index.js";
 import { UI_LIMITS, type UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import type { HubCore } from "../core/hub-core.js";
 import type { FleetView } from "./fleet-view.js";
-import { JsonItems } from "./raw-json.js";
+import { JsonBytes } from "./json-bytes.js";
 import { sparkline, uiSemaphore } from "./views.js";
 
 /** Semaphores shaped, or fleet entries written, between two yields. */
 const BATCH = 16;
 
 export interface BuiltSnapshot {
-  readonly json: string;
+  /** The snapshot's JSON, as UTF-8 (json-bytes.ts). */
+  readonly json: JsonBytes;
   /** The semaphore keys and the fleet it holds: dashboards holding it know these. */
   readonly keys: readonly string[];
   /** The keys it gives a config (registered semaphores). */
@@ -31,13 +32,12 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   const trackers = [...core.registry.trackers()];
   const hub = JSON.stringify(core.hubInfo());
   const agents = JSON.stringify(core.registry.agents());
-  const head = `{"serverTime":${core.now()},"deltaSeq":${deltaSeq},"state":{"hub":${hub},"agents":${agents},"semaphores":[`;
+  const json = JsonBytes.of(`{"serverTime":${core.now()},"deltaSeq":${deltaSeq},"state":{"hub":${hub},"agents":${agents},"semaphores":[`);
   const pending = core.changes.pending();
   yield* fleetView.freshen(pending.keys, pending.structure);
   const keys: string[] = [];
   const configured: string[] = [];
-  const semaphores = new JsonItems();
-  const sparklines = new JsonItems();
+  const sparklines = new JsonBytes();
   const scratch = new WindowScratch();
   for (let i = 0; i < trackers.length; i++) {
     const tracker = trackers[i];
@@ -45,28 +45,29 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
     keys.push(key);
     const semaphore = uiSemaphore(core, tracker.figures());
     if (semaphore.config !== undefined) configured.push(key);
-    semaphores.push(JSON.stringify(semaphore));
+    json.item(JSON.stringify(semaphore));
     if (sparklines.count < UI_LIMITS.maxSparklines) {
       const line = sparkline(core, key, scratch);
-      if (line !== undefined) sparklines.push(`${JSON.stringify(key)}:${JSON.stringify(line)}`);
+      if (line !== undefined) sparklines.item(`${JSON.stringify(key)}:${JSON.stringify(line)}`);
     }
     if (i % BATCH === BATCH - 1) yield;
   }
   trackers.length = 0;
   const fleet: UiFleetEntry[] = [];
-  const fleetJson = new JsonItems();
+  const fleetJson = new JsonBytes();
   const groups = fleetView.keys();
   for (let i = 0; i < groups.length; i++) {
     const f = fleetView.entry(groups[i])!;
     fleet.push(f);
-    fleetJson.push(JSON.stringify(f));
+    fleetJson.item(JSON.stringify(f));
     if (i % BATCH === BATCH - 1) yield;
   }
   const engine = core.engine;
   const limits = { deltaIntervalMs, sparklinePoints: UI_LIMITS.sparklinePoints };
-  const json =
-    `${head}${semaphores.text()}],"alerts":${JSON.stringify(engine.activeAlerts())}},` +
-    `"alertLog":${JSON.stringify(engine.allAlerts())},"fleet":[${fleetJson.text()}],` +
-    `"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{${sparklines.text()}},"limits":${JSON.stringify(limits)}}`;
+  json.write(`],"alerts":${JSON.stringify(engine.activeAlerts())}},"alertLog":${JSON.stringify(engine.allAlerts())},"fleet":[`);
+  json.append(fleetJson);
+  json.write(`],"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{`);
+  json.append(sparklines);
+  json.write(`},"limits":${JSON.stringify(limits)}}`);
   return { json, keys, configured, fleet };
 }

@@ -53,6 +53,22 @@ describe("the /ui delta's fleet", () => {
     expect(moved.get("search/cache")).toEqual(uiFleet(core.engine.fleet()).find((f) => f.key === "search/cache"));
   });
 
+  it("recomputing every group (an agent left) keeps the entry it holds for each group that did not change", () => {
+    const { core, recs, view, delta } = setUp();
+    core.samples(recs[2], { seq: 1, t: T0 + 1000, intervalMs: 1000, items: [sample("cache", { inUse: 3 })] });
+    delta();
+    const before = new Map(view.keys().map((k) => [k, view.entry(k)!]));
+    core.disconnect(1, recs[0]);
+    core.forget(recs[0], T0 + 2000);
+    delta();
+    const fresh = uiFleet(core.engine.fleet());
+    expect(view.list()).toEqual(fresh);
+    // Same values, same object: a rebuild makes no new entry to outlive young GCs.
+    const unchanged = fresh.filter((f) => JSON.stringify(f) === JSON.stringify(before.get(f.key)));
+    expect(unchanged.map((f) => f.key)).toEqual(["search/cache", "search/db", "search/http"]);
+    for (const f of unchanged) expect(view.entry(f.key)).toBe(before.get(f.key));
+  });
+
   it("keeps exactly what a full fleet() gives, and dashboards end up holding it, whatever changed", () => {
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 1, maxLength: 40 }), (steps) => {
