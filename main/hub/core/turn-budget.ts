@@ -17,9 +17,11 @@ export interface Task {
 }
 
 /** A turn's whole length the budget aims at (ms): its queued work and what the rest of the turn ran. */
-export const TURN_BUDGET_MS = 10;
+export const TURN_BUDGET_MS = 12;
 /** Agents' part of a turn's budget while other kinds wait (they get the rest of the turn too). */
-export const AGENT_SHARE = 0.6;
+export const AGENT_SHARE = 0.5;
+/** The part of a turn's budget its queued work gets however long the rest of the turn was: it goes on under heavy I/O. */
+export const MIN_SHARE = 0.5;
 /** Work run outside a turn (an agent's message as it arrives) goes ahead while it has used less than this of the turn's budget. */
 const OUTSIDE_SHARE = 0.5;
 /** What a step resolved by next() is counted as: it runs after the turn's callback, where it cannot be timed. */
@@ -151,7 +153,7 @@ export class TurnBudget {
     const used = Number.isNaN(this.lastEnd) ? this.outside : Math.max(start - this.lastEnd, this.outside);
     this.outside = 0;
     this.owed = 0;
-    const end = start + Math.max(0, this.turnMs - used);
+    const end = start + Math.max(this.turnMs * MIN_SHARE, this.turnMs - used);
     const othersWait = OTHERS.some((k) => this.queues[k].length > 0);
     this.runKind("agents", othersWait ? start + (end - start) * AGENT_SHARE : end, true);
     let first = true;

@@ -4,7 +4,7 @@
 // done outside it does less. Work is counted on a clock the tasks advance, so what is measured
 // is the budget's own decisions, not the machine's speed.
 import { describe, expect, it } from "vitest";
-import { AGENT_SHARE, TurnBudget, type Task, type WorkKind } from "../../../../main/hub/core/turn-budget.js";
+import { AGENT_SHARE, MIN_SHARE, TurnBudget, type Task, type WorkKind } from "../../../../main/hub/core/turn-budget.js";
 
 const TURN = 10;
 
@@ -117,7 +117,10 @@ describe("the turn budget", () => {
     r.stop();
     const after = r.turns.filter((t) => t.length > 0);
     expect(after.length).toBeGreaterThan(before);
-    expect(Math.min(...after.slice(before).map(r.spent))).toBeLessThanOrEqual(TURN - 8 + 1);
+    // Down to its floor, not to nothing: queued work still moves under heavy I/O.
+    const least = Math.min(...after.slice(before).map(r.spent));
+    expect(least).toBeLessThanOrEqual(TURN * MIN_SHARE + 1);
+    expect(least).toBeGreaterThanOrEqual(TURN * MIN_SHARE);
     expect(r.spent(after[0]!)).toBeGreaterThanOrEqual(TURN);
   });
 
