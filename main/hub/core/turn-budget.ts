@@ -17,11 +17,11 @@ export interface Task {
 }
 
 /** A turn's whole length the budget aims at (ms): its queued work and what the rest of the turn ran. */
-export const TURN_BUDGET_MS = 12;
+export const TURN_BUDGET_MS = 16;
 /** Agents' part of a turn's budget while other kinds wait (they get the rest of the turn too). */
 export const AGENT_SHARE = 0.5;
 /** The part of a turn's budget its queued work gets however long the rest of the turn was: it goes on under heavy I/O. */
-export const MIN_SHARE = 0.5;
+export const MIN_SHARE = 0.6;
 /** Work run outside a turn (an agent's message as it arrives) goes ahead while it has used less than this of the turn's budget. */
 const OUTSIDE_SHARE = 0.5;
 /** What a step resolved by next() is counted as: it runs after the turn's callback, where it cannot be timed. */
