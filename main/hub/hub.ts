@@ -158,7 +158,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   const scheduler = new AgentScheduler({
     busy: (service) => core.ingest.busy(service),
     guard: (what, fallback, fn) => contained(what, o.log, fallback, fn),
-  });
+  }, core.turns);
   attachAgentNamespace(io, core, agentTokens, { rate: o.agentRate, budget: o.agentBudget, addressBudget: o.agentAddressBudget, admission: o.admission }, scheduler, o.log);
   const ui = new UiNamespace(io, core, tokens, { ...o.ui, log: o.log });
   uiRef.current = ui;

@@ -1,9 +1,13 @@
 // Forgetting agents a slice per event-loop turn: an agent evicted to make room may hold 10,000
 // semaphores, and retiring them all (alerts, groups, histories) in the turn of the newcomer's
-// message blocked every other agent's acks. Nothing half-forgotten is read: the agent, its
+// message blocked every other agent's acks. The slices are the "forgets" of the hub's turn budget
+// (turn-budget.ts): as many per turn as its budget leaves room for, one at least every few turns. Nothing half-forgotten is read: the agent, its
 // semaphores and histories leave every index readers use at once (HubCore.forgetSoon), and
 // their alerts are hidden from reads; the slices resolve those and free the memory. An input
 // under the agent's name finishes its forget first, so the name starts afresh.
+
+import { performance } from "node:perf_hooks";
+import type { Task, TurnBudget } from "./turn-budget.js";
 
 /** One agent being forgotten: `step(n)` does up to n units of it and says whether it is done. */
 export interface ForgetJob {
@@ -12,13 +16,15 @@ export interface ForgetJob {
   step(n: number): boolean;
 }
 
-/** Units (a semaphore retired, a history's rows given back) per turn: a few milliseconds on a loaded machine. */
+/** Units (a semaphore retired, a history's rows given back) per step, between looks at the clock: a ms or two on a loaded machine. */
 export const FORGET_SLICE = 128;
 
 export class ForgetSlices {
   private readonly queue: ForgetJob[] = [];
   private readonly names = new Map<string, number>();
-  private timer: NodeJS.Immediate | undefined;
+  private readonly task: Task = { kind: "forgets", run: (deadline) => this.run(deadline) };
+
+  constructor(private readonly turns: TurnBudget) {}
 
   get pending(): number {
     return this.queue.length;
@@ -27,7 +33,7 @@ export class ForgetSlices {
   add(job: ForgetJob): void {
     this.queue.push(job);
     this.names.set(job.name, (this.names.get(job.name) ?? 0) + 1);
-    this.timer ??= setImmediate(() => this.turn());
+    this.turns.want(this.task);
   }
 
   /** Whether an agent under `name` is still being forgotten. */
@@ -51,15 +57,17 @@ export class ForgetSlices {
     }
   }
 
-  /** One slice of the oldest pending forget. */
-  private turn(): void {
-    this.timer = undefined;
-    const job = this.queue[0];
-    if (job !== undefined && job.step(FORGET_SLICE)) {
-      this.queue.shift();
-      this.done(job);
-    }
-    if (this.queue.length > 0) this.timer = setImmediate(() => this.turn());
+  /** Slices of the oldest pending forgets until `deadline` (one at least); true while some are left. */
+  private run(deadline: number): boolean {
+    do {
+      const job = this.queue[0];
+      if (job === undefined) break;
+      if (job.step(FORGET_SLICE)) {
+        this.queue.shift();
+        this.done(job);
+      }
+    } while (this.queue.length > 0 && performance.now() < deadline);
+    return this.queue.length > 0;
   }
 
   private done(job: ForgetJob): void {

@@ -9,6 +9,7 @@ import { AlertEvidence, FLIGHT_RULES } from "./alert-evidence.js";
 import { ChangeTracker } from "./change-tracker.js";
 import { FlightLinks } from "./flight-links.js";
 import { ForgetSlices } from "./forget-slices.js";
+import { TurnBudget } from "./turn-budget.js";
 import { AgentRegistry, type AgentRecord } from "./registry.js";
 import { QuietFill } from "./quiet-fill.js";
 import { StorePipeline, type StoreJob } from "./store-pipeline.js";
@@ -28,6 +29,8 @@ export interface HubCoreOptions {
   recorder: RecordSink | undefined;
   /** Lets small acknowledged batches be stored a little later, together (StorePipeline's deferStores). */
   deferStores?: (urgent: boolean) => void;
+  /** The budget the hub's background work shares each event-loop turn (turn-budget.ts); a core of its own when absent. */
+  turns?: TurnBudget;
   /** Every alert change, as the engine makes it (the hub forwards them: forwarding/alert-forwarder.ts). */
   onAlertChanges?: (changes: readonly AlertChange[]) => void;
 }
@@ -63,10 +66,14 @@ export class HubCore {
   private readonly quiet = new QuietFill();
   private readonly onAlertChanges: ((changes: readonly AlertChange[]) => void) | undefined;
   /** Agents evicted to make room, forgotten a slice per turn (forget-slices.ts). */
-  private readonly forgets = new ForgetSlices();
+  private readonly forgets: ForgetSlices;
+  /** What each event-loop turn may spend on background work: the forgets here, and the hub's agents, dashboards and scrapes. */
+  readonly turns: TurnBudget;
 
   constructor(opts: HubCoreOptions) {
     this.now = opts.now;
+    this.turns = opts.turns ?? new TurnBudget();
+    this.forgets = new ForgetSlices(this.turns);
     this.version = opts.version;
     this.alerts = new AlertEngine({ thresholds: opts.thresholds, registry: this.agents });
     this.histories = new HistoryStore({
@@ -298,8 +305,12 @@ export class HubCore {
     let k = 0;
     const step = (n: number): boolean => {
       if (parts !== undefined && parts.left > 0) {
-        // Its groups are evaluated after its last semaphore: no batch of their service half stored.
-        if (parts.left <= n) this.ingest.settled(rec.service);
+        // Its groups are evaluated after its last semaphore: no batch of their service half
+        // stored (one is, a slice of it per step until it is not).
+        if (parts.left <= n) {
+          if (this.ingest.advance(rec.service, n) > 0) return false;
+          this.ingest.settled(rec.service);
+        }
         this.applied(parts.step(n));
         return false;
       }
@@ -367,6 +378,7 @@ export class HubCore {
   close(): void {
     this.ingest.settled();
     this.forgets.finish();
+    this.turns.close();
     this.recorder?.close();
   }
 

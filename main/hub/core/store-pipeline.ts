@@ -204,6 +204,19 @@ export class StorePipeline {
     for (const job of [...this.jobs.values()]) job?.step(Infinity);
   }
 
+  /**
+   * One slice (up to `maxUnits`) of the job of `service` stopped between two slices, if there is
+   * one: what an input waiting for it does instead of finishing it whole in one turn. The units
+   * it stored: 0 when none was half done.
+   */
+  advance(service: string, maxUnits: number): number {
+    const job = this.jobs.get(service);
+    if (job === undefined || job === null) return 0;
+    const before = job.work;
+    job.step(maxUnits);
+    return Math.max(1, job.work - before);
+  }
+
   /** A batch of `service` (of any service, without one) is half stored, between two slices. Deferred stores do not count. */
   busy(service?: string): boolean {
     return service === undefined ? this.jobsBusy > 0 : (this.jobs.get(service) ?? null) !== null;

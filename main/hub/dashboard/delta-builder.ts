@@ -140,9 +140,17 @@ export class UiDeltas {
       const registry = core.registry;
       if (changes.structure) {
         // Semaphores may have gone: compare every key dashboards know with the registry's.
+        // A slice at a time: at a flood of new names every delta has structure, over 10,000 keys.
         const current = new Set<string>();
-        for (const t of registry.trackers()) current.add(t.key);
-        removed = [...this.known].filter((k) => !current.has(k));
+        let n = 0;
+        for (const t of registry.trackers()) {
+          current.add(t.key);
+          if (++n % TAKEN_BATCH === 0) yield;
+        }
+        for (const k of this.known) {
+          if (!current.has(k)) removed.push(k);
+          if (++n % TAKEN_BATCH === 0) yield;
+        }
         for (const k of removed) {
           this.sentInfo.delete(k);
           this.configured.delete(k);

@@ -10,6 +10,8 @@ import { sameFleetEntry, type UiFleetEntry } from "../../../shared/ui-protocol/i
 import { uiFleet } from "./views.js";
 import { runToEnd } from "./slices.js";
 
+/** Semaphores looked at for their group between two yields. */
+const SCAN_BATCH = 512;
 /** Groups recomputed between two yields. */
 const BATCH = 16;
 
@@ -147,7 +149,11 @@ export class FleetView {
     this.live.clear();
     for (const a of core.registry.values()) this.live.set(a.agentId, a.live);
     const groups = new Set<string>();
-    for (const t of core.registry.trackers()) groups.add(t.groupKey);
+    let n = 0;
+    for (const t of core.registry.trackers()) {
+      groups.add(t.groupKey);
+      if (++n % SCAN_BATCH === 0) yield;
+    }
     yield;
     yield* this.recompute(groups, moved, old);
     for (const k of old.keys()) if (!this.entries.has(k)) moved.set(k, undefined);

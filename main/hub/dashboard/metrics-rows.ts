@@ -4,7 +4,6 @@
 // per semaphore (with the Sample it would build) living that long is copied by every young GC
 // meanwhile and then promoted. The fleet is summed a slice of groups at a time, without the
 // merged histograms /metrics does not export.
-import { setImmediate as nextTurn } from "node:timers/promises";
 import type { FleetCounts } from "../../../shared/alerts/index.js";
 import type { SemaphoreTracker } from "../../../shared/alerts/semaphore-tracker.js";
 import { HOLD_AT, PAIRS_AT, WAIT_AT } from "../../../shared/protocol/sample-numbers.js";
@@ -103,7 +102,7 @@ export async function readRows(core: HubCore): Promise<Rows> {
   const latestT = (key: string) => core.history.get(key)?.latestT() ?? null;
   for (let i = 0; i < semaphores.length; i += READ_SLICE) {
     semaphores.read(i, Math.min(i + READ_SLICE, semaphores.length), latestT);
-    await nextTurn();
+    await core.turns.next("scrapes");
   }
   // Totals of semaphores that are gone stop being exported, and are dropped.
   const registry = core.registry;
@@ -111,7 +110,7 @@ export async function readRows(core: HubCore): Promise<Rows> {
   const groups = core.engine.groupKeys().sort();
   const fleet: FleetCounts[] = [];
   for (let i = 0; i < groups.length; i += READ_SLICE) {
-    await nextTurn();
+    await core.turns.next("scrapes");
     for (const entry of core.engine.fleetCountsOf(groups.slice(i, i + READ_SLICE))) fleet.push(entry);
   }
   return { semaphores, fleet, agents: core.registry.agents() };

@@ -8,7 +8,6 @@
 // come, a few hundred KB per turn, gzip'd for scrapers that take it (metrics-gzip.ts). Scrapes
 // within shareMs of a render get the same one.
 import type { ServerResponse } from "node:http";
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { Counter, Gauge, Registry } from "prom-client";
 import type { ForwardingStats } from "../forwarding/alert-forwarder.js";
 import type { SinkStats } from "../forwarding/alertmanager-sink.js";
@@ -194,7 +193,7 @@ export class HubMetrics {
       turnBytes += chunk.length;
       if (turnBytes >= WRITE_TURN_BYTES) {
         turnBytes = 0;
-        await nextTurn();
+        await this.core.turns.next("scrapes");
       }
     }
     res.end();
@@ -237,7 +236,7 @@ export class HubMetrics {
     for (const fam of this.sliced) {
       const n = fam.count(rows);
       for (let i = 0; i === 0 || i < n; i += SLICE_ROWS) {
-        await nextTurn();
+        await this.core.turns.next("scrapes");
         fam.rows = rows;
         fam.from = i;
         fam.to = Math.min(i + SLICE_ROWS, n);

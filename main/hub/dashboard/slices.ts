@@ -1,10 +1,8 @@
 // Work that scales with the fleet (a /ui snapshot or delta at 10,000 semaphores) is written as a
-// generator that yields every few items; it is run a slice of a few ms at a time, so agents'
-// messages are read between slices instead of waiting behind the whole job.
+// generator that yields every few items; it is run in the dashboards' part of each event-loop
+// turn's budget (core/turn-budget.ts), so agents' messages are read between slices instead of
+// waiting behind the whole job.
 import { performance } from "node:perf_hooks";
-
-/** Work done between two yields to the event loop. */
-export const SLICE_MS = 5;
 
 export type Job = Generator<void, void, void>;
 

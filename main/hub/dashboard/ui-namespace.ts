@@ -31,7 +31,8 @@ import { performance } from "node:perf_hooks";
 import { AFTER_ACK, AFTER_EVENT, rawJsonBroadcasts, rawJsonReplies, RawJson } from "./raw-json.js";
 import { UiDeltas } from "./delta-builder.js";
 import { buildSnapshot, type BuiltSnapshot } from "./snapshot-builder.js";
-import { runToEnd, runUntil, SLICE_MS, type Job } from "./slices.js";
+import { runToEnd, runUntil, type Job } from "./slices.js";
+import type { Task, TurnBudget } from "../core/turn-budget.js";
 import { currentFleet, fleetJson } from "./fleet-answer.js";
 import { fleetHistoryView, historyView, type ViewResult } from "./views.js";
 
@@ -45,7 +46,7 @@ export interface UiOptions {
   /** Dashboards at once, in all and from one address (default UI_LIMITS'). */
   readonly maxClients?: number;
   readonly maxClientsPerAddress?: number;
-  /** Work between two yields to the event loop when building a delta or snapshot (default SLICE_MS; tests set 0 to cut at every step). */
+  /** Work between two yields to the event loop when building a delta or snapshot, at most (default: what the turn's budget leaves; tests set 0 to cut at every step). */
   readonly sliceMs?: number;
   readonly log: (line: string) => void;
 }
@@ -114,6 +115,13 @@ export class UiNamespace {
   private readonly maxClients: number;
   private readonly maxClientsPerAddress: number;
   private readonly timer: ReturnType<typeof setInterval>;
+  /** The dashboards' part of each event-loop turn's budget: the job's slices, then the next job. */
+  private readonly turns: TurnBudget;
+  private readonly task: Task = { kind: "dashboards", run: (deadline) => this.slice(deadline) };
+  /** The kind of `job`, or of the job just ended while the next is not yet started. */
+  private kind: JobKind = "delta";
+  /** A job ended: the next is picked (idle()) in a later step, not in the ended one's slice. */
+  private ended = false;
 
   constructor(
     io: Server,
@@ -122,6 +130,7 @@ export class UiNamespace {
     private readonly opts: UiOptions,
   ) {
     this.deltas = new UiDeltas(core);
+    this.turns = core.turns;
     this.maxClients = opts.maxClients ?? UI_LIMITS.maxClients;
     this.maxClientsPerAddress = opts.maxClientsPerAddress ?? UI_LIMITS.maxClientsPerAddress;
     this.nsp = io.of(UI_NAMESPACE);
@@ -147,7 +156,9 @@ export class UiNamespace {
 
   close(): void {
     clearInterval(this.timer);
+    this.turns.drop(this.task);
     this.job = undefined;
+    this.ended = false;
     this.handing = undefined;
     this.queued = [];
     this.fleetAsked = [];
@@ -323,28 +334,39 @@ export class UiNamespace {
   }
 
   /**
-   * Runs `job` (a delta or a snapshot: one at a time) a slice per turn of the event loop, the
-   * first slice now; then whatever waited for it (idle()).
+   * Runs `job` (a delta or a snapshot: one at a time) in the dashboards' part of the turns to
+   * come; then whatever waited for it (idle()).
    */
   private start(kind: JobKind, job: Job): void {
     this.job = job;
-    const slice = (): void => {
-      if (this.job !== job) return;
-      let ended = true;
-      try {
-        ended = runUntil(job, performance.now() + (this.opts.sliceMs ?? SLICE_MS));
-      } catch (err) {
-        this.opts.log(`semscope hub: dashboard ${kind} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      }
-      if (!ended) {
-        setImmediate(slice);
-        return;
-      }
-      this.job = undefined;
-      // On the next turn: the job's last slice and the next one's first would make one long task.
-      setImmediate(() => contained(`dashboard ${kind}`, this.opts.log, undefined, () => this.idle(kind)));
-    };
-    slice();
+    this.kind = kind;
+    this.ended = false;
+    this.turns.want(this.task);
+  }
+
+  /** The job's steps until `deadline`; once it ended, the next job is picked in the next call. True while there is more. */
+  private slice(deadline: number): boolean {
+    if (this.ended) {
+      // Picked a turn after the ended job's last slice (that turn's budget may be spent), then
+      // its first slice in what is left of this one.
+      this.ended = false;
+      contained(`dashboard ${this.kind}`, this.opts.log, undefined, () => this.idle(this.kind));
+      if (this.job === undefined || performance.now() >= deadline) return this.job !== undefined;
+    }
+    const job = this.job;
+    if (job === undefined) return false;
+    let ended = true;
+    try {
+      const sliceMs = this.opts.sliceMs;
+      ended = runUntil(job, sliceMs === undefined ? deadline : Math.min(deadline, performance.now() + sliceMs));
+    } catch (err) {
+      this.opts.log(`semscope hub: dashboard ${this.kind} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+    if (this.job !== job) return this.job !== undefined;
+    if (!ended) return true;
+    this.job = undefined;
+    this.ended = true;
+    return true;
   }
 
   /**

@@ -1,7 +1,7 @@
 // Agent messages from every connection, run fairly. Each connection is a lane (its messages in
 // order); the scheduler runs one slice of work at a time (a message, or ~64 items of a samples
 // batch) from the lane that has had the least so far (start-time fair queuing, counted in items),
-// and yields to I/O every few milliseconds. So an agent sending full 1,000-item batches as fast as
+// for the agents' part of each event-loop turn's budget (core/turn-budget.ts), then yields. So an agent sending full 1,000-item batches as fast as
 // it may costs another agent a slice of waiting, not whole batches queued ahead of it.
 //
 // Each lane also has a work budget (a TokenBucket, rate-limit.ts), and shares one with every other
@@ -16,11 +16,10 @@ import { performance } from "node:perf_hooks";
 import type { Ack } from "../../../shared/protocol/index.js";
 import { isJob, type Job } from "./agent-session.js";
 import type { Budget } from "./rate-limit.js";
+import { TurnBudget, type Task } from "../core/turn-budget.js";
 
 /** Units of work per slice (about an item each): ~1–4 ms of hub time for a samples batch. */
 export const SLICE_ITEMS = 64;
-/** Slices run back to back before the scheduler yields to I/O. */
-export const TURN_MS = 4;
 /** A lane with this many messages waiting (besides the one running) stops being read until it has none. */
 export const PAUSE_AT = 1;
 /**
@@ -109,14 +108,18 @@ export class AgentScheduler {
   private readonly held = new Set<Lane>();
   private readonly systemTasks: { task: () => void; since: number }[] = [];
   private vclock = 0;
-  private immediate: ReturnType<typeof setImmediate> | undefined;
+  /** Its turns: the agents' part of every event-loop turn the budget runs. */
+  private readonly task: Task = { kind: "agents", run: (deadline) => this.turn(deadline) };
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerDue = Infinity;
   private closed = false;
   /** A turn (or a message run at once) is running: what arrives meanwhile waits its turn. */
   private turning = false;
 
-  constructor(private readonly hooks: SchedulerHooks) {}
+  constructor(
+    private readonly hooks: SchedulerHooks,
+    private readonly turns: TurnBudget = new TurnBudget(),
+  ) {}
 
   /** A new connection's lane (it lives as long as it has work or has not ended). */
   add(lane: Lane): Lane {
@@ -166,9 +169,9 @@ export class AgentScheduler {
 
   close(): void {
     this.closed = true;
-    if (this.immediate !== undefined) clearImmediate(this.immediate);
+    this.turns.drop(this.task);
     if (this.timer !== undefined) clearTimeout(this.timer);
-    this.immediate = this.timer = undefined;
+    this.timer = undefined;
     this.timerDue = Infinity;
   }
 
@@ -176,13 +179,15 @@ export class AgentScheduler {
    * Nothing else is waiting or half done, and the lane is within its budget: the scheduler would
    * pick this message first on its next turn anyway. Running its first slice now, while the
    * connection's state is still in cache, answers it sooner and costs the hub less than queueing
-   * it for a later turn (a deferred ack writes to a socket gone cold).
+   * it for a later turn (a deferred ack writes to a socket gone cold). Not once such messages have
+   * taken their share of this turn's budget: many sockets read in one turn wait for the next.
    */
   private idleFor(lane: Lane, now: number): boolean {
     return (
       !this.closed &&
       !this.turning &&
-      this.immediate === undefined &&
+      !this.turns.has(this.task) &&
+      this.turns.roomOutside &&
       this.ready.size === 0 &&
       this.parked.length === 0 &&
       this.systemTasks.length === 0 &&
@@ -203,6 +208,7 @@ export class AgentScheduler {
       this.runOne(lane, now);
     } finally {
       this.turning = false;
+      this.turns.charge(performance.now() - now);
     }
     if (!lane.idle) this.schedule();
   }
@@ -217,37 +223,31 @@ export class AgentScheduler {
   }
 
   private schedule(): void {
-    if (this.closed || this.immediate !== undefined) return;
-    this.immediate = setImmediate(() => {
-      this.immediate = undefined;
-      this.turn();
-    });
+    if (!this.closed) this.turns.want(this.task);
   }
 
-  private turn(): void {
+  /** Slices until `deadline` (one at least, if any is runnable); true while some are left. */
+  private turn(deadline: number): boolean {
     this.turning = true;
     try {
-      this.runTurn();
+      return this.runTurn(deadline);
     } finally {
       this.turning = false;
     }
   }
 
-  private runTurn(): void {
+  private runTurn(deadline: number): boolean {
     this.unpark();
-    const start = performance.now();
-    let now = start;
+    let now = performance.now();
     for (;;) {
       const next = this.pick(now, false);
       if (next === undefined) break;
       this.runOne(next, now);
       now = performance.now();
-      if (now - start >= TURN_MS) {
-        this.schedule();
-        return;
-      }
+      if (now >= deadline) return true;
     }
     this.wakeForBudgets(now);
+    return false;
   }
 
   private pick(now: number, draining: boolean): Lane | "system" | undefined {
@@ -282,6 +282,8 @@ export class AgentScheduler {
     const next = lane.queue[0];
     if (next === undefined) return false;
     if (draining || !this.hooks.busy()) return true;
+    // The tick waits for the stores half done: the jobs under way go on, no message starts.
+    if (this.systemTasks.length > 0) return false;
     // The services it may touch: its own (refusals count as hearing from it) and a hello's.
     // A lane before hello touches none (everything but a hello is refused without a trace).
     const own = lane.owner.service;

@@ -2,7 +2,7 @@
 // one answer (the ack), and every refusal is counted; nothing here throws or waits. The rate is
 // checked as a message arrives (admit); the rest runs when the scheduler (agent-scheduler.ts)
 // gets to it (process), and a samples batch runs as a Job the scheduler steps through in slices.
-import { agentPayloadSchemas, HUB_FEATURES, parsePayload, type Ack, type AgentToHubEvents, type FlightRequest } from "../../../shared/protocol/index.js";
+import { agentPayloadSchemas, HUB_FEATURES, parsePayload, type Ack, type AgentToHubEvents, type FlightRequest, type SamplesBatch } from "../../../shared/protocol/index.js";
 import { SamplesCheck } from "../../../shared/protocol/samples-check.js";
 import type { AgentRecord, HubCore } from "../core/hub-core.js";
 import { freshIds } from "../core/registry.js";
@@ -171,6 +171,15 @@ export class AgentSession {
     return out.duplicate ? { ok: true, seq: value.seq } : out.job;
   }
 
+  /**
+   * SamplesJob's part before startSamples: a slice of a batch of this service half stored (by
+   * another connection), which its start would otherwise finish whole. The units stored; 0 when
+   * none is half stored.
+   */
+  storeBefore(maxUnits: number): number {
+    return this.rec === undefined ? 0 : this.core.ingest.advance(this.rec.service, maxUnits);
+  }
+
   refused(error: string): Ack {
     return this.refuse(error, true);
   }
@@ -252,6 +261,10 @@ class SamplesJob implements Job {
   private seq = 0;
   /** Put off (StorePipeline.defer) as it was answered: its units are charged as done (the lane's fair share counts them). */
   private deferred = false;
+  /** The batch once checked, until its store starts. */
+  private checked: SamplesBatch | undefined;
+  /** Units of other batches of its service this job stored before its own could start (storeBefore). */
+  private helped = 0;
   /** Set when the store fits the rest of the slice: the next step stores it whole. */
   early: Ack | undefined;
 
@@ -263,7 +276,7 @@ class SamplesJob implements Job {
   }
 
   get work(): number {
-    return this.check.checked + (this.store === undefined ? 0 : this.deferred ? this.store.planned : this.store.work);
+    return this.check.checked + this.helped + (this.store === undefined ? 0 : this.deferred ? this.store.planned : this.store.work);
   }
 
   step(maxItems: number): Ack | undefined {
@@ -271,11 +284,21 @@ class SamplesJob implements Job {
     let budget = maxItems;
     if (this.store === undefined) {
       const before = this.check.checked;
-      const p = this.check.step(budget);
-      if (p === undefined) return undefined;
-      if (!p.ok) return (this.answer = this.session.refused(p.error));
-      this.seq = p.value.seq;
-      const started = this.session.startSamples(p.value);
+      if (this.checked === undefined) {
+        const p = this.check.step(budget);
+        if (p === undefined) return undefined;
+        if (!p.ok) return (this.answer = this.session.refused(p.error));
+        this.checked = p.value;
+        this.seq = p.value.seq;
+      }
+      // Stores are in order per service: one half done goes first, a slice per step.
+      const helped = this.session.storeBefore(budget - (this.check.checked - before));
+      if (helped > 0) {
+        this.helped += helped;
+        return undefined;
+      }
+      const started = this.session.startSamples(this.checked);
+      this.checked = undefined;
       if (!(started instanceof StoreJob)) return (this.answer = started);
       this.store = started;
       // A small batch is answered first, and stored with others a little later (StorePipeline.defer)

@@ -1,9 +1,10 @@
-// An agent evicted to make room (ingest/admission.ts) is forgotten a slice per event-loop turn
+// An agent evicted to make room (ingest/admission.ts) is forgotten in slices over event-loop turns
 // (core/forget-slices.ts). What a user relies on: it is gone from every count at once; once the
 // slices ran, none of its semaphores, alerts, totals or histories is left; nothing reads it half
 // forgotten; and an agent that takes its name starts afresh, never with its old state.
 import { describe, expect, it } from "vitest";
 import { HubCore } from "../../../../main/hub/core/hub-core.js";
+import { TurnBudget } from "../../../../main/hub/core/turn-budget.js";
 import { semaphoreKey } from "../../../../shared/protocol/types.js";
 import { hello, info, sample, T0 } from "../helpers.js";
 
@@ -14,7 +15,8 @@ const KEYS = IDS.map((id) => semaphoreKey("svc", "gone", id));
 
 /** A core holding agent "gone" (N semaphores, each with a double_release alert, disconnected) and a live "other". */
 function withGoneAgent(): HubCore {
-  const core = new HubCore({ now: () => T0 + 5000, version: "t", thresholds: {}, maxHistories: 10_000, forgetAfterMs: 0, recorder: undefined });
+  // A turn budget of nothing: each turn runs one slice (its least), so reads land between slices.
+  const core = new HubCore({ now: () => T0 + 5000, version: "t", thresholds: {}, maxHistories: 10_000, forgetAfterMs: 0, recorder: undefined, turns: new TurnBudget({ turnMs: 0 }) });
   const gone = core.hello(1, hello("gone", { service: "svc", instance: "gone" }));
   expect(core.register(gone, { semaphores: IDS.map((id) => info(id)) })).toEqual({ ok: true });
   expect(core.samples(gone, { seq: 1, t: T0, intervalMs: 1000, items: IDS.map((id) => sample(id, { doubleReleases: 1 })) }).ok).toBe(true);
