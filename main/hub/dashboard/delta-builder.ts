@@ -135,7 +135,7 @@ export class UiDeltas {
 
     const keys = [...changes.keys];
     const groups = new Set<string>();
-    let removed: string[] = [];
+    const removed: string[] = [];
     if (keys.length > 0 || changes.structure) {
       const registry = core.registry;
       if (changes.structure) {

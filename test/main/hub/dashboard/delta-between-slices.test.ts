@@ -6,10 +6,14 @@ import { describe, expect, it } from "vitest";
 import { HubCore } from "../../../../main/hub/core/hub-core.js";
 import { UiDeltas } from "../../../../main/hub/dashboard/delta-builder.js";
 import { buildSnapshot } from "../../../../main/hub/dashboard/snapshot-builder.js";
+import type { JsonBytes } from "../../../../main/hub/dashboard/json-bytes.js";
 import { runToEnd } from "../../../../main/hub/dashboard/slices.js";
 import { DashboardStore } from "../../../../renderer/src/data/dashboard-store.js";
 import type { UiDelta, UiSnapshot } from "../../../../shared/ui-protocol/index.js";
 import { hello, info, sample, T0 } from "../helpers.js";
+
+/** The JSON a dashboard would receive. */
+const textOf = (json: JsonBytes): string => runToEnd(json.copyOut("")).toString("utf8");
 
 function setUp() {
   const core = new HubCore({ now: () => T0, version: "t", thresholds: {}, maxHistories: 100, forgetAfterMs: 0, recorder: undefined });
@@ -19,13 +23,13 @@ function setUp() {
   const deltas = new UiDeltas(core);
   const store = new DashboardStore();
   const first = runToEnd(buildSnapshot(core, deltas.seq, 250, deltas.fleetView));
-  store.applySnapshot(JSON.parse(first.json) as UiSnapshot);
+  store.applySnapshot(JSON.parse(textOf(first.json)) as UiSnapshot);
   runToEnd(deltas.taken(first, true, true));
   /** Applies the next delta (run to its end) to each store; false when one patched a semaphore it lacks. */
   const apply = (d: UiDelta | undefined, ...stores: DashboardStore[]) => stores.every((s) => d === undefined || s.applyDelta(d));
   const next = () => {
     const built = runToEnd(deltas.build(core.changes.take()));
-    return built === undefined ? undefined : (JSON.parse(built.json) as UiDelta);
+    return built === undefined ? undefined : (JSON.parse(textOf(built.json)) as UiDelta);
   };
   return { core, rec, deltas, store, apply, next };
 }
@@ -42,7 +46,7 @@ describe("deltas and snapshots built while agents register", () => {
     expect(job.next().done).toBe(false);
     core.register(rec, { semaphores: [info("db")] });
     const built = runToEnd(job);
-    const d = JSON.parse(built!.json) as UiDelta;
+    const d = JSON.parse(textOf(built!.json)) as UiDelta;
     expect(d.removed).toEqual(["checkout/web-1/pool"]);
     expect(apply(d, store)).toBe(true);
     core.samples(rec, { seq: 3, t: T0 + 2000, intervalMs: 1000, items: [sample("db", { inUse: 4 })] });
@@ -60,7 +64,7 @@ describe("deltas and snapshots built while agents register", () => {
     core.register(rec, { semaphores: [info("pool")] });
     const built = runToEnd(buildSnapshot(core, deltas.seq, 250, deltas.fleetView));
     const late = new DashboardStore();
-    late.applySnapshot(JSON.parse(built.json) as UiSnapshot);
+    late.applySnapshot(JSON.parse(textOf(built.json)) as UiSnapshot);
     runToEnd(deltas.taken(built, false, false));
     core.register(rec, { semaphores: [info("db"), info("pool")] });
     core.samples(rec, { seq: 3, t: T0 + 2000, intervalMs: 1000, items: [sample("db", { inUse: 5 })] });
