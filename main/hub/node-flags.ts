@@ -4,7 +4,7 @@ import { setFlagsFromString } from "node:v8";
 // test/main/hub/node-flags.test.ts holds the scripts to this list). Each keeps the hub's per-message
 // garbage out of the old generation: a young generation big enough and held at that size, a fixed
 // heap growing factor, and no allocation-site pretenuring. What each bought: docs/benchmarks-log.md.
-export const HUB_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=64", "--min-semi-space-size=64", "--heap-growing-percent=100", "--no-allocation-site-pretenuring"];
+export const HUB_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=16", "--min-semi-space-size=16", "--heap-growing-percent=100", "--no-allocation-site-pretenuring"];
 
 /**
  * The flags V8 reads at every GC, so they still work when set after start: the packaged app,
