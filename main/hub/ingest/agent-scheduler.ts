@@ -29,6 +29,8 @@ export const PAUSE_AT = 1;
 export const MAX_QUEUED = 256;
 /** A system task (the tick) waits for stores in progress at most this long, then finishes them. */
 export const SYSTEM_MAX_WAIT_MS = 250;
+/** After waiting this long, the tick lets no new message start, so the stores under way end in slices before SYSTEM_MAX_WAIT_MS. */
+export const SYSTEM_HOLD_AFTER_MS = 100;
 
 export interface Transport {
   /** Whether pause() can stop this connection's reading (a WebSocket can, long-polling cannot). */
@@ -282,8 +284,11 @@ export class AgentScheduler {
     const next = lane.queue[0];
     if (next === undefined) return false;
     if (draining || !this.hooks.busy()) return true;
-    // The tick waits for the stores half done: the jobs under way go on, no message starts.
-    if (this.systemTasks.length > 0) return false;
+    // The tick has waited a while for the stores half done: the jobs under way go on, no message
+    // starts. Before that, messages of services not being stored still start (an honest agent's
+    // batch is not held behind a flood's big store for the tick's sake).
+    const sys = this.systemTasks[0];
+    if (sys !== undefined && performance.now() - sys.since >= SYSTEM_HOLD_AFTER_MS) return false;
     // The services it may touch: its own (refusals count as hearing from it) and a hello's.
     // A lane before hello touches none (everything but a hello is refused without a trace).
     const own = lane.owner.service;
