@@ -2,7 +2,7 @@
 // facts: liveness, trackers; shared/alerts/registry.ts), and the hub adds what it keeps per agent
 // (dedupe, connection) and per semaphore (its slot: totals, history, evidence). /api/state, /ui
 // and /metrics read it.
-import { newRegistryAgent, RegistryBase, type RegistryAgent, type RegistryEntry } from "../../../shared/alerts/index.js";
+import { agentKey, newRegistryAgent, RegistryBase, type RegistryAgent, type RegistryEntry } from "../../../shared/alerts/index.js";
 import type { HistoryEntry } from "../../../shared/history/index.js";
 import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, SAMPLE_COUNTERS, semaphoreKey, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
 import type { WatchedList } from "./alert-evidence.js";
@@ -72,14 +72,21 @@ export class AgentRegistry extends RegistryBase<AgentRecord, SemaphoreSlot> {
     return slot;
   }
 
-  /** The keys of every semaphore the agent reported. */
-  keysOf(rec: AgentRecord): string[] {
-    return Array.from(rec.entries.values(), (e) => e.key);
+  /**
+   * The keys of the agent's semaphores that no other agent under its service/instance holds: what
+   * forgetting it may take. A restarted service (a new agentId) holds its earlier run's keys, and
+   * the earlier run, kept disconnected, is forgotten while the later one still uses them.
+   */
+  ownKeysOf(rec: AgentRecord): string[] {
+    const others = this.peers(agentKey(rec.service, rec.instance)).filter((p) => p !== rec);
+    const keys: string[] = [];
+    for (const e of rec.entries.values()) if (!others.some((p) => p.entries.has(e.id))) keys.push(e.key);
+    return keys;
   }
 
-  /** Forgets the agent and its semaphores' totals. */
+  /** Forgets the agent and the totals of the semaphores only it holds. */
   override drop(rec: AgentRecord): void {
-    for (const key of this.keysOf(rec)) this.totals.delete(key);
+    for (const key of this.ownKeysOf(rec)) this.totals.delete(key);
     super.drop(rec);
   }
 
