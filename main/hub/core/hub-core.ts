@@ -278,6 +278,7 @@ export class HubCore {
     this.quiet.forget(rec.agentId);
     const keys = this.agents.ownKeysOf(rec);
     this.applied(engine.forget(rec.agentId, now));
+    this.agents.dropTotals(keys);
     for (const key of keys) this.histories.delete(key);
     this.changes.agentRemoved(rec.agentId);
   }
@@ -295,6 +296,7 @@ export class HubCore {
     this.quiet.forget(rec.agentId);
     const keys = this.agents.ownKeysOf(rec);
     const parts = engine.forgetInParts(rec.agentId, now);
+    this.agents.dropTotals(keys);
     this.changes.agentRemoved(rec.agentId);
     if (parts !== undefined) this.applied(parts.changes);
     const held: SemaphoreHistory[] = [];

@@ -73,21 +73,27 @@ export class AgentRegistry extends RegistryBase<AgentRecord, SemaphoreSlot> {
   }
 
   /**
-   * The keys of the agent's semaphores that no other agent under its service/instance holds: what
-   * forgetting it may take. A restarted service (a new agentId) holds its earlier run's keys, and
-   * the earlier run, kept disconnected, is forgotten while the later one still uses them.
+   * The keys of the agent's semaphores it still owns: what forgetting it may take. A restarted
+   * service (a new agentId under the same service/instance) takes its earlier run's semaphores
+   * over, same keys, and the earlier run, kept disconnected, is forgotten while the later one holds
+   * them; and the other way round. A key is the agent's while its tracker is (the engine's owner:
+   * the last agent that registered or reported it), or, without a tracker, while no other agent
+   * under its name holds its id. Call it before the engine forgets the agent (which drops trackers).
    */
   ownKeysOf(rec: AgentRecord): string[] {
-    const others = this.peers(agentKey(rec.service, rec.instance)).filter((p) => p !== rec);
+    let others: AgentRecord[] | undefined;
+    const heldByAnother = (id: string) => (others ??= this.peers(agentKey(rec.service, rec.instance)).filter((p) => p !== rec)).some((p) => p.entries.has(id));
     const keys: string[] = [];
-    for (const e of rec.entries.values()) if (!others.some((p) => p.entries.has(e.id))) keys.push(e.key);
+    for (const e of rec.entries.values()) {
+      const owner = this.tracker(e.key)?.agentId;
+      if (owner === undefined ? !heldByAnother(e.id) : owner === rec.agentId) keys.push(e.key);
+    }
     return keys;
   }
 
-  /** Forgets the agent and the totals of the semaphores only it holds. */
-  override drop(rec: AgentRecord): void {
-    for (const key of this.ownKeysOf(rec)) this.totals.delete(key);
-    super.drop(rec);
+  /** Forgets the totals of the semaphores `keys` (an agent's own, as it is forgotten). */
+  dropTotals(keys: readonly string[]): void {
+    for (const key of keys) this.totals.delete(key);
   }
 
   /**

@@ -7,7 +7,7 @@ import type { Socket } from "socket.io-client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Hub, HubOptions } from "../../../../main/hub/index.js";
 import { semaphoreKey } from "../../../../shared/protocol/index.js";
-import { agent, cleanupAll, dashboard, getJson, info, request, sample, sleep, startHub, waitUntil, type AckAnswer } from "../helpers.js";
+import { agent, cleanupAll, client, dashboard, getJson, hello, info, request, sample, sleep, startHub, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 
@@ -23,9 +23,13 @@ async function hubWithClock(opts: HubOptions = {}): Promise<{ hub: Hub; skew: { 
   return { hub, skew };
 }
 
-/** A run of svc/inst: registers IDS and sends `batches` samples of them (db with a double release). */
-async function run(hub: Hub, agentId: string, batches: number): Promise<Socket> {
-  const s = await agent(hub, agentId, IDS.map((id) => info(id)), NAME);
+/** A run of svc/inst (from 127.0.0.1, or `from`): registers IDS and sends `batches` samples of them (db with a double release). */
+async function run(hub: Hub, agentId: string, batches: number, from?: string): Promise<Socket> {
+  const s = from === undefined ? await agent(hub, agentId, IDS.map((id) => info(id)), NAME) : await client(hub.url, "/agent", { from });
+  if (from !== undefined) {
+    expect(await request<AckAnswer>(s, "hello", hello(agentId, NAME))).toMatchObject({ ok: true });
+    expect(await request<AckAnswer>(s, "register", { semaphores: IDS.map((id) => info(id)) })).toEqual({ ok: true });
+  }
   for (let seq = 0; seq < batches; seq++) {
     const t = Date.now() - (batches - seq) * 1000;
     const ack = await request<AckAnswer>(s, "samples", { seq, t, intervalMs: 1000, items: IDS.map((id) => sample(id, id === "db" ? { doubleReleases: 1 } : {})) });
@@ -128,5 +132,27 @@ describe("forgetting an earlier run of a restarted service/instance", () => {
     expect(forgotten(hub, "run-2")).toBe(false);
     await sleep(100);
     await expectHeldBy(hub, "run-2", 3);
+  });
+
+  it("evicting the later run while the earlier one is still kept leaves nothing of the name in any reader", async () => {
+    // The later run's address is at its own cap: a newcomer there evicts it, not the earlier run (kept, from elsewhere).
+    const { hub } = await hubWithClock({ admission: { maxAgentsPerAddress: 1 } });
+    const a = await run(hub, "run-1", 2, "127.0.0.2");
+    await leave(hub, a, "run-1");
+    const b = await run(hub, "run-2", 3);
+    await leave(hub, b, "run-2");
+    await agent(hub, "newcomer", [info("x")], { service: "other", instance: "o-1" });
+    expect(forgotten(hub, "run-2")).toBe(true);
+    expect(forgotten(hub, "run-1")).toBe(false);
+    await sleep(100);
+    // The semaphores were the later run's: they leave every reader together, not just some.
+    expect(hub.state().semaphores.filter((s) => s.instance === NAME.instance)).toEqual([]);
+    expect(hub.state().alerts.filter((a) => a.instance === NAME.instance && a.rule === "double_release")).toEqual([]);
+    for (const key of KEYS) expect((await getJson(hub, `/api/history?key=${encodeURIComponent(key)}`)).status, key).toBe(404);
+    const { snapshot } = await dashboard(hub.url);
+    expect(KEYS.filter((k) => snapshot.sparklines[k] !== undefined)).toEqual([]);
+    // The earlier run is still an agent (semscope_hub_agent_up); no semaphore series is left.
+    const metrics = (await getJson<string>(hub, "/metrics")).body;
+    expect(metrics.split("\n").filter((l) => l.startsWith("semscope_semaphore_") && l.includes('instance="inst"'))).toEqual([]);
   });
 });
