@@ -43,6 +43,13 @@ async function leave(hub: Hub, s: Socket, agentId: string): Promise<void> {
   await waitUntil(() => hub.state().agents.some((a) => a.agentId === agentId && !a.connected), `${agentId} disconnected`);
 }
 
+/** run-1 (from `firstFrom`) and then run-2 come and leave; then an agent of another name joins from 127.0.0.1. */
+async function bothGoneThenNewcomer(hub: Hub, firstFrom?: string): Promise<void> {
+  await leave(hub, await run(hub, "run-1", 2, firstFrom), "run-1");
+  await leave(hub, await run(hub, "run-2", 3), "run-2");
+  await agent(hub, "newcomer", [info("x")], { service: "other", instance: "o-1" });
+}
+
 const forgotten = (hub: Hub, agentId: string) => !hub.state().agents.some((a) => a.agentId === agentId);
 
 /** What every reader shows of svc/inst's semaphores, which must all be `owner`'s, with history. */
@@ -123,11 +130,7 @@ describe("forgetting an earlier run of a restarted service/instance", () => {
 
   it("evicted while the later run is gone too, leaves what that run holds", async () => {
     const { hub } = await hubWithClock({ admission: { maxAgents: 2 } });
-    const a = await run(hub, "run-1", 2);
-    await leave(hub, a, "run-1");
-    const b = await run(hub, "run-2", 3);
-    await leave(hub, b, "run-2");
-    await agent(hub, "newcomer", [info("x")], { service: "other", instance: "o-1" });
+    await bothGoneThenNewcomer(hub);
     expect(forgotten(hub, "run-1")).toBe(true);
     expect(forgotten(hub, "run-2")).toBe(false);
     await sleep(100);
@@ -137,11 +140,7 @@ describe("forgetting an earlier run of a restarted service/instance", () => {
   it("evicting the later run while the earlier one is still kept leaves nothing of the name in any reader", async () => {
     // The later run's address is at its own cap: a newcomer there evicts it, not the earlier run (kept, from elsewhere).
     const { hub } = await hubWithClock({ admission: { maxAgentsPerAddress: 1 } });
-    const a = await run(hub, "run-1", 2, "127.0.0.2");
-    await leave(hub, a, "run-1");
-    const b = await run(hub, "run-2", 3);
-    await leave(hub, b, "run-2");
-    await agent(hub, "newcomer", [info("x")], { service: "other", instance: "o-1" });
+    await bothGoneThenNewcomer(hub, "127.0.0.2");
     expect(forgotten(hub, "run-2")).toBe(true);
     expect(forgotten(hub, "run-1")).toBe(false);
     await sleep(100);
