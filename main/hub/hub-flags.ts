@@ -17,6 +17,12 @@ export const HUB_FLAGS = {
   "max-pending-agents": { type: "string" },
   "max-pending-agents-per-address": { type: "string" },
   "hello-timeout-ms": { type: "string" },
+  "max-dashboards": { type: "string" },
+  "max-dashboards-per-address": { type: "string" },
+  "dashboard-handshakes-per-second": { type: "string" },
+  "dashboard-handshake-burst": { type: "string" },
+  "dashboard-handshakes-per-second-per-address": { type: "string" },
+  "dashboard-handshake-burst-per-address": { type: "string" },
   record: { type: "string" },
   "allow-origin": { type: "string", multiple: true },
   alertmanager: { type: "string", multiple: true },
@@ -44,6 +50,12 @@ export const HUB_FLAG_USAGE: readonly string[] = [
   "[--max-pending-agents <n>]",
   "[--max-pending-agents-per-address <n>]",
   "[--hello-timeout-ms <ms>]",
+  "[--max-dashboards <n>]",
+  "[--max-dashboards-per-address <n>]",
+  "[--dashboard-handshakes-per-second <n>]",
+  "[--dashboard-handshake-burst <n>]",
+  "[--dashboard-handshakes-per-second-per-address <n>]",
+  "[--dashboard-handshake-burst-per-address <n>]",
 ];
 
 /** HUB_FLAGS as parseArgs gives them. */
@@ -52,7 +64,7 @@ export type HubFlagValues = { [K in keyof typeof HUB_FLAGS]?: (typeof HUB_FLAGS)
 /** The HubOptions the shared flags set (createHub checks them as a whole: tokens, host, URLs). */
 export type HubFlagOptions = Pick<HubOptions, "port" | "host" | "token" | "agentToken" | "admission" | "record" | "allowedOrigins" | "alertForwarding" | "keepAliveTimeoutMs">;
 
-/** --max-* and --hello-timeout-ms flag → HubOptions.admission field. */
+/** --max-*, --hello-timeout-ms and --dashboard-handshake* flag → HubOptions.admission field. */
 const CAP_FLAGS = {
   "max-agents": "maxAgents",
   "max-agents-per-address": "maxAgentsPerAddress",
@@ -61,6 +73,12 @@ const CAP_FLAGS = {
   "max-pending-agents": "maxPendingAgents",
   "max-pending-agents-per-address": "maxPendingAgentsPerAddress",
   "hello-timeout-ms": "helloTimeoutMs",
+  "max-dashboards": "maxDashboards",
+  "max-dashboards-per-address": "maxDashboardsPerAddress",
+  "dashboard-handshakes-per-second": "dashboardHandshakesPerSecond",
+  "dashboard-handshake-burst": "dashboardHandshakeBurst",
+  "dashboard-handshakes-per-second-per-address": "dashboardHandshakesPerSecondPerAddress",
+  "dashboard-handshake-burst-per-address": "dashboardHandshakeBurstPerAddress",
 } as const;
 
 /**

@@ -6,7 +6,6 @@ import { Server } from "socket.io";
 import type { AlertEngine, AlertThresholds, ThresholdsPatch } from "../../shared/alerts/index.js";
 import type { HistoryStore } from "../../shared/history/index.js";
 import { LIMITS, type HubState } from "../../shared/protocol/index.js";
-import { UI_LIMITS } from "../../shared/ui-protocol/index.js";
 import pkg from "../../package.json" with { type: "json" };
 import { attachAgentNamespace } from "./ingest/agent-namespace.js";
 import { contained } from "./socket/listener.js";
@@ -134,9 +133,10 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
   // not over the idle wait, so their defaults (60 s, 300 s) need not exceed this.
   http.keepAliveTimeout = o.keepAliveTimeoutMs;
   const a = o.admission;
+  const d = o.dashboards;
   const connectionCap = new ConnectionCap({
-    total: a.maxAgents + a.maxPendingAgents + UI_LIMITS.maxClients,
-    perAddress: a.maxAgentsPerAddress + a.maxPendingAgentsPerAddress + UI_LIMITS.maxClientsPerAddress,
+    total: a.maxAgents + a.maxPendingAgents + d.maxDashboards,
+    perAddress: a.maxAgentsPerAddress + a.maxPendingAgentsPerAddress + d.maxDashboardsPerAddress,
   });
   const io = new Server(http, {
     maxHttpBufferSize: LIMITS.maxPacketBytes,
@@ -160,7 +160,18 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     guard: (what, fallback, fn) => contained(what, o.log, fallback, fn),
   }, core.turns);
   attachAgentNamespace(io, core, agentTokens, { rate: o.agentRate, budget: o.agentBudget, addressBudget: o.agentAddressBudget, admission: o.admission }, scheduler, o.log);
-  const ui = new UiNamespace(io, core, tokens, { ...o.ui, log: o.log });
+  const ui = new UiNamespace(io, core, tokens, {
+    ...o.ui,
+    maxClients: d.maxDashboards,
+    maxClientsPerAddress: d.maxDashboardsPerAddress,
+    handshakes: {
+      perSecond: d.dashboardHandshakesPerSecond,
+      burst: d.dashboardHandshakeBurst,
+      perSecondPerAddress: d.dashboardHandshakesPerSecondPerAddress,
+      burstPerAddress: d.dashboardHandshakeBurstPerAddress,
+    },
+    log: o.log,
+  });
   uiRef.current = ui;
   // hub.admission counts the dashboards refused over a /ui cap beside the agents' refusals.
   const agentAdmission = core.admission;

@@ -25,7 +25,9 @@ export interface HubOptions {
    * and per remote address. At a cap the longest-disconnected agents are forgotten to make room;
    * when all are live the newcomer is refused (`agent limit reached`, `semaphore limit reached`).
    * Agent connections not yet past hello, in all and per address (over a cap the /agent handshake
-   * is refused), and how long one may take to say hello before it is closed.
+   * is refused), and how long one may take to say hello before it is closed. Dashboards (/ui)
+   * connected at once, in all and per address, and new dashboard connections a second (sustained,
+   * and in one burst) per address and in all: over any of these the /ui handshake is refused.
    */
   admission?: {
     maxAgents?: number;
@@ -35,6 +37,12 @@ export interface HubOptions {
     maxPendingAgents?: number;
     maxPendingAgentsPerAddress?: number;
     helloTimeoutMs?: number;
+    maxDashboards?: number;
+    maxDashboardsPerAddress?: number;
+    dashboardHandshakesPerSecond?: number;
+    dashboardHandshakeBurst?: number;
+    dashboardHandshakesPerSecondPerAddress?: number;
+    dashboardHandshakeBurstPerAddress?: number;
   };
   /** Append every accepted agent message (and every other engine input) to this NDJSON file. */
   record?: string;
@@ -117,6 +125,8 @@ export interface ResolvedHubOptions {
   readonly token: string | undefined;
   readonly agentToken: string | undefined;
   readonly admission: { readonly [K in keyof typeof DEFAULT_ADMISSION]: number };
+  /** The /ui caps of HubOptions.admission (not in hub.admission.limits, which are the agents'). */
+  readonly dashboards: { readonly [K in keyof typeof DEFAULT_DASHBOARD_ADMISSION]: number };
   readonly record: string | undefined;
   readonly staticDir: string | undefined;
   readonly now: () => number;
@@ -163,6 +173,17 @@ export const DEFAULT_ADMISSION = {
   maxPendingAgentsPerAddress: 1000,
   helloTimeoutMs: 10_000,
 } as const;
+/** The /ui caps (docs/protocol.md, "Dashboard namespace `/ui`"): UI_LIMITS' numbers. */
+export const DEFAULT_DASHBOARD_ADMISSION = {
+  maxDashboards: UI_LIMITS.maxClients,
+  maxDashboardsPerAddress: UI_LIMITS.maxClientsPerAddress,
+  dashboardHandshakesPerSecond: UI_LIMITS.handshakesPerSecond,
+  dashboardHandshakeBurst: UI_LIMITS.handshakeBurst,
+  dashboardHandshakesPerSecondPerAddress: UI_LIMITS.handshakesPerSecondPerAddress,
+  dashboardHandshakeBurstPerAddress: UI_LIMITS.handshakeBurstPerAddress,
+} as const;
+/** Each dashboard costs the hub its snapshots and deltas: a cap past this is a mistake, not a plan. */
+const MAX_DASHBOARD_CAP = 10_000;
 export const DEFAULT_FORGET_AFTER_MS = 6 * 60 * 60 * 1000;
 /** HubOptions.keepAliveTimeoutMs: above a 1-minute scrape interval and a 60 s proxy idle timeout. */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -230,12 +251,14 @@ export function resolveHubOptions(opts: HubOptions = {}): ResolvedHubOptions {
   const addressBudget = opts.agentAddressBudget ?? {};
   const admission = opts.admission ?? {};
   const cap = (name: keyof typeof DEFAULT_ADMISSION) => int(`admission.${name}`, admission[name], DEFAULT_ADMISSION[name], 1, 100_000_000);
+  const dashboardCap = (name: keyof typeof DEFAULT_DASHBOARD_ADMISSION) => int(`admission.${name}`, admission[name], DEFAULT_DASHBOARD_ADMISSION[name], 1, MAX_DASHBOARD_CAP);
   return {
     port,
     host,
     token,
     agentToken,
     admission: Object.fromEntries(Object.keys(DEFAULT_ADMISSION).map((k) => [k, cap(k as keyof typeof DEFAULT_ADMISSION)])) as ResolvedHubOptions["admission"],
+    dashboards: Object.fromEntries(Object.keys(DEFAULT_DASHBOARD_ADMISSION).map((k) => [k, dashboardCap(k as keyof typeof DEFAULT_DASHBOARD_ADMISSION)])) as ResolvedHubOptions["dashboards"],
     record: opts.record,
     staticDir: opts.staticDir,
     now: opts.now ?? Date.now,

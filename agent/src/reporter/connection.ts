@@ -20,6 +20,7 @@ import {
 import { Backoff } from "./backoff.js";
 import { guard } from "./guard.js";
 import type { Link } from "./outbox.js";
+import { RefusalAwareWebSocket } from "./refusal-websocket.js";
 
 /** A connection attempt (TCP + websocket handshake) that takes longer is abandoned and retried. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -81,8 +82,9 @@ export class Connection implements Link {
       reconnection: false,
       forceNew: true,
       // WebSocket only: one connection, no polling round trips, and a close for size is
-      // recognisable (code 1009) so the message that caused it can be dropped, not re-sent.
-      transports: ["websocket"],
+      // recognisable (code 1009) so the message that caused it can be dropped, not re-sent. A
+      // handshake the hub refuses with an HTTP answer gives its reason (refusal-websocket.ts).
+      transports: [RefusalAwareWebSocket],
       timeout: CONNECT_TIMEOUT_MS,
       auth,
       // Unref'd socket and timers: a connected agent never keeps the host's process alive.

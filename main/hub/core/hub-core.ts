@@ -276,8 +276,9 @@ export class HubCore {
     const engine = this.ingest.settled();
     this.record({ r: now, k: "forget", a: rec.agentId });
     this.quiet.forget(rec.agentId);
-    const keys = this.agents.keysOf(rec);
+    const keys = this.agents.ownKeysOf(rec);
     this.applied(engine.forget(rec.agentId, now));
+    this.agents.dropTotals(keys);
     for (const key of keys) this.histories.delete(key);
     this.changes.agentRemoved(rec.agentId);
   }
@@ -293,8 +294,9 @@ export class HubCore {
     const engine = this.alerts;
     this.record({ r: now, k: "forget", a: rec.agentId });
     this.quiet.forget(rec.agentId);
-    const keys = this.agents.keysOf(rec);
+    const keys = this.agents.ownKeysOf(rec);
     const parts = engine.forgetInParts(rec.agentId, now);
+    this.agents.dropTotals(keys);
     this.changes.agentRemoved(rec.agentId);
     if (parts !== undefined) this.applied(parts.changes);
     const held: SemaphoreHistory[] = [];

@@ -2,7 +2,7 @@
 // facts: liveness, trackers; shared/alerts/registry.ts), and the hub adds what it keeps per agent
 // (dedupe, connection) and per semaphore (its slot: totals, history, evidence). /api/state, /ui
 // and /metrics read it.
-import { newRegistryAgent, RegistryBase, type RegistryAgent, type RegistryEntry } from "../../../shared/alerts/index.js";
+import { agentKey, newRegistryAgent, RegistryBase, type RegistryAgent, type RegistryEntry } from "../../../shared/alerts/index.js";
 import type { HistoryEntry } from "../../../shared/history/index.js";
 import { HUB_FEATURES, MANY_SEMAPHORES_PER_AGENT, SAMPLE_COUNTERS, semaphoreKey, semaphoreLimit, type Hello, type SemaphoreInfo } from "../../../shared/protocol/index.js";
 import type { WatchedList } from "./alert-evidence.js";
@@ -72,15 +72,28 @@ export class AgentRegistry extends RegistryBase<AgentRecord, SemaphoreSlot> {
     return slot;
   }
 
-  /** The keys of every semaphore the agent reported. */
-  keysOf(rec: AgentRecord): string[] {
-    return Array.from(rec.entries.values(), (e) => e.key);
+  /**
+   * The keys of the agent's semaphores it still owns: what forgetting it may take. A restarted
+   * service (a new agentId under the same service/instance) takes its earlier run's semaphores
+   * over, same keys, and the earlier run, kept disconnected, is forgotten while the later one holds
+   * them; and the other way round. A key is the agent's while its tracker is (the engine's owner:
+   * the last agent that registered or reported it), or, without a tracker, while no other agent
+   * under its name holds its id. Call it before the engine forgets the agent (which drops trackers).
+   */
+  ownKeysOf(rec: AgentRecord): string[] {
+    let others: AgentRecord[] | undefined;
+    const heldByAnother = (id: string) => (others ??= this.peers(agentKey(rec.service, rec.instance)).filter((p) => p !== rec)).some((p) => p.entries.has(id));
+    const keys: string[] = [];
+    for (const e of rec.entries.values()) {
+      const owner = this.tracker(e.key)?.agentId;
+      if (owner === undefined ? !heldByAnother(e.id) : owner === rec.agentId) keys.push(e.key);
+    }
+    return keys;
   }
 
-  /** Forgets the agent and its semaphores' totals. */
-  override drop(rec: AgentRecord): void {
-    for (const key of this.keysOf(rec)) this.totals.delete(key);
-    super.drop(rec);
+  /** Forgets the totals of the semaphores `keys` (an agent's own, as it is forgotten). */
+  dropTotals(keys: readonly string[]): void {
+    for (const key of keys) this.totals.delete(key);
   }
 
   /**

@@ -46,6 +46,8 @@ export interface UiOptions {
   /** Dashboards at once, in all and from one address (default UI_LIMITS'). */
   readonly maxClients?: number;
   readonly maxClientsPerAddress?: number;
+  /** New dashboard connections a second and in one burst, in all and from one address (default UI_LIMITS'). */
+  readonly handshakes?: { readonly perSecond: number; readonly burst: number; readonly perSecondPerAddress: number; readonly burstPerAddress: number };
   /** Work between two yields to the event loop when building a delta or snapshot, at most (default: what the turn's budget leaves; tests set 0 to cut at every step). */
   readonly sliceMs?: number;
   readonly log: (line: string) => void;
@@ -111,7 +113,8 @@ export class UiNamespace {
   /** Dashboards connected per remote address, and recent handshakes per address and in all. */
   private readonly perAddress = new Map<string, number>();
   private readonly handshakesFrom = new Map<string, { bucket: TokenBucket; at: number }>();
-  private readonly handshakes = new TokenBucket(UI_LIMITS.handshakesPerSecond, UI_LIMITS.handshakeBurst);
+  private readonly handshakes: TokenBucket;
+  private readonly handshakeRate: NonNullable<UiOptions["handshakes"]>;
   private readonly maxClients: number;
   private readonly maxClientsPerAddress: number;
   private readonly timer: ReturnType<typeof setInterval>;
@@ -133,6 +136,13 @@ export class UiNamespace {
     this.turns = core.turns;
     this.maxClients = opts.maxClients ?? UI_LIMITS.maxClients;
     this.maxClientsPerAddress = opts.maxClientsPerAddress ?? UI_LIMITS.maxClientsPerAddress;
+    this.handshakeRate = opts.handshakes ?? {
+      perSecond: UI_LIMITS.handshakesPerSecond,
+      burst: UI_LIMITS.handshakeBurst,
+      perSecondPerAddress: UI_LIMITS.handshakesPerSecondPerAddress,
+      burstPerAddress: UI_LIMITS.handshakeBurstPerAddress,
+    };
+    this.handshakes = new TokenBucket(this.handshakeRate.perSecond, this.handshakeRate.burst);
     this.nsp = io.of(UI_NAMESPACE);
     rawJsonBroadcasts(this.nsp);
     this.nsp.use((socket, next) => {
@@ -191,7 +201,7 @@ export class UiNamespace {
     if (from === undefined) {
       // Addresses not seen for a while hold a full bucket: forgetting them changes nothing.
       if (this.handshakesFrom.size >= 1024) for (const [a, f] of this.handshakesFrom) if (now - f.at > 60_000) this.handshakesFrom.delete(a);
-      from = { bucket: new TokenBucket(UI_LIMITS.handshakesPerSecondPerAddress, UI_LIMITS.handshakeBurstPerAddress), at: now };
+      from = { bucket: new TokenBucket(this.handshakeRate.perSecondPerAddress, this.handshakeRate.burstPerAddress), at: now };
       if (this.handshakesFrom.size < 4096) this.handshakesFrom.set(address, from);
     }
     from.at = now;

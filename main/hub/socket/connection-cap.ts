@@ -2,7 +2,8 @@
 // first request: a connection that has not yet joined a namespace is under no namespace's cap, so
 // without this one a flood of them could hold the hub's file descriptors until socket.io's connect
 // timeout. The bound is what honest clients can use: the agents held, those waiting for hello and
-// the dashboards.
+// the dashboards. refuse()'s sentence is the body of engine.io's answer (400 text to a WebSocket
+// upgrade, 403 JSON to polling): the agent reads it and shows it as its lastError.
 import type { IncomingMessage } from "node:http";
 
 export interface ConnectionCaps {

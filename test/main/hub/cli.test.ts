@@ -80,6 +80,27 @@ describe("npm run hub", () => {
     expect(await exit).toBe(0);
   });
 
+  it("takes the dashboard caps from flags: a cap set low refuses the next dashboard with its reason", async () => {
+    const { child, firstLine, exit } = startCli(["--port", "0", "--max-dashboards-per-address", "1", "--max-dashboards", "2", "--dashboard-handshake-burst", "9"]);
+    const url = (await firstLine).slice("semscope hub listening on ".length);
+    const sockets: ReturnType<typeof io>[] = [];
+    const dashboard = (from: string) => {
+      const s = io(`${url}/ui`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 }, localAddress: from } as object);
+      sockets.push(s);
+      return new Promise<string>((resolve) => {
+        s.once("connect", () => resolve("connected"));
+        s.once("connect_error", (err) => resolve(err.message));
+      });
+    };
+    expect(await dashboard("127.0.0.1")).toBe("connected");
+    expect(await dashboard("127.0.0.1")).toBe("too many dashboards from this address (at most 1)");
+    expect(await dashboard("127.0.0.2")).toBe("connected");
+    expect(await dashboard("127.0.0.3")).toBe("too many dashboards connected to this hub (at most 2)");
+    for (const s of sockets) s.disconnect();
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  });
+
   it("exits 2 with one line on stderr for bad arguments, naming the flags (or environment variables) that were set", async () => {
     const cases: [string[], RegExp, Record<string, string>?][] = [
       [["--port", "abc"], /--port must be an integer/],
@@ -98,6 +119,8 @@ describe("npm run hub", () => {
       [["--port", "0", "--max-agents", "200000000"], /: --max-agents must be an integer in 1\.\.100000000, got 200000000$/m],
       [["--port", "0", "--max-agents-per-address", "x"], /--max-agents-per-address must be an integer >= 1/],
       [["--port", "0", "--hello-timeout-ms", "0"], /--hello-timeout-ms must be an integer >= 1/],
+      [["--port", "0", "--max-dashboards", "0"], /--max-dashboards must be an integer >= 1, got "0"/],
+      [["--port", "0", "--dashboard-handshakes-per-second-per-address", "20000"], /: --dashboard-handshakes-per-second-per-address must be an integer in 1\.\.10000, got 20000$/m],
       [["--port", "0", "--webhook", "not a url"], /: --webhook: not a URL: "not a url"$/m],
       [["--port", "0", "--alertmanager", "ftp://am"], /: --alertmanager: only http and https URLs/],
       [["--port", "0", "--dashboard-url", "nope"], /: --dashboard-url: not a URL/],
