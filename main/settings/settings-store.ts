@@ -140,7 +140,17 @@ export class SettingsStore {
    * Saves run one at a time, so the file and `current` always agree.
    */
   save(candidate: unknown): Promise<ParsedSettings> {
-    const run = async (): Promise<ParsedSettings> => {
+    return this.update(() => candidate) as Promise<ParsedSettings>;
+  }
+
+  /**
+   * Saves what `change` makes of the settings current when its turn comes (after every save before
+   * it), or nothing when it returns null (resolves to null then). Validated and written as save() does.
+   */
+  update(change: (current: Settings) => unknown): Promise<ParsedSettings | null> {
+    const run = async (): Promise<ParsedSettings | null> => {
+      const candidate = change(structuredClone(this.settings));
+      if (candidate === null) return null;
       const parsed = parseSettings(candidate);
       if (!parsed.ok) return parsed;
       await writeSettingsFile(this.file, parsed.settings);
