@@ -80,12 +80,12 @@ export class ShellController {
     return this.hub;
   }
 
-  /** Reports a settings file that was replaced, then opens the hub the settings name. */
+  /** Reports a settings file that was replaced, or fields of it left out, then opens the hub the settings name. */
   start(): Promise<boolean> {
     const problem = this.opts.store.problem;
     if (problem !== null) {
       this.log(`semscope: ${problem}`);
-      this.opts.view.reportProblem("Settings were reset", problem);
+      this.opts.view.reportProblem(this.opts.store.reset ? "Settings were reset" : "Some settings were left out", problem);
     }
     return this.serial(() => this.connect());
   }

@@ -179,6 +179,17 @@ describe("ShellController with the local hub", () => {
     expect(c.settingsView().problem).toContain("it is not valid JSON");
   });
 
+  it("reports fields left out of a settings file, naming them, and runs the hub on every other field the file holds", async () => {
+    writeFileSync(join(dir, "settings.json"), JSON.stringify({ ...defaultSettings(), hub: { port: 7777, token: "k33p" }, notifications: "loud", legacyField: 1 }));
+    const c = make(await SettingsStore.open(join(dir, "settings.json")));
+    await c.start();
+    expect(view.problems[0].title).toBe("Some settings were left out");
+    expect(view.problems[0].detail).toContain("legacyField: is not a setting (left out)");
+    expect(view.problems[0].detail).toContain("notifications: must be an object (its defaults are used)");
+    expect(hubOptions[0]).toMatchObject({ port: 7777, token: "k33p" });
+    expect(c.settingsView().problem).toBe(view.problems[0].detail);
+  });
+
   it("applies saved thresholds at once, without a reconnect, recorded and pushed to the open dashboard; refuses bad settings with the reason", async () => {
     const record = join(dir, "rec.ndjson");
     const c = make(await storeWith(), { record });
