@@ -1,9 +1,9 @@
 // The app's own settings (settings.json) beside the token: the local hub's port, notifications,
-// the built-in demo, recording and alert forwarding. Main checks every save against the settings
+// the built-in demo, recording, alert forwarding and remote hubs. Main checks every save against the settings
 // rules and answers with each bad field by its path; the form shows that message at the field.
 import { useEffect, useState, type ReactNode } from "react";
 import type { AlertRule } from "../../../shared/protocol/types.js";
-import type { SemscopeBridge, Settings, SettingsView } from "../../../shared/ipc/ipc-contract.js";
+import type { RemoteHub, SemscopeBridge, Settings, SettingsView } from "../../../shared/ipc/ipc-contract.js";
 import { RULE_LABEL } from "../logic/alert-target.js";
 
 const MIB = 1024 * 1024;
@@ -21,6 +21,7 @@ interface Draft {
   capMiB: string;
   alertmanager: string;
   webhooks: string;
+  remotes: RemoteHub[];
 }
 
 function draftOf(s: Settings): Draft {
@@ -35,7 +36,21 @@ function draftOf(s: Settings): Draft {
     capMiB: String(Math.round(s.recording.capBytes / MIB)),
     alertmanager: s.alertForwarding.alertmanager.join("\n"),
     webhooks: s.alertForwarding.webhooks.join("\n"),
+    remotes: s.remoteHubs.map((h) => ({ ...h })),
   };
+}
+
+/** An id for a new remote hub from its name ([a-z0-9-], as the settings rules ask), unlike `taken`. */
+function remoteId(name: string, taken: readonly RemoteHub[]): string {
+  const base =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 24) || "hub";
+  let id = base;
+  for (let n = 2; taken.some((h) => h.id === id); n++) id = `${base}-${n}`;
+  return id;
 }
 
 /** A whole number typed in a field, or the reason it is not one. */
@@ -66,12 +81,15 @@ function applyDraft(base: Settings, d: Draft): { settings: Settings } | { errors
       runDemo: d.runDemo,
       recording: { enabled: d.recording, capBytes: cap * MIB },
       alertForwarding: { alertmanager: lines(d.alertmanager), webhooks: lines(d.webhooks) },
+      remoteHubs: d.remotes,
+      // The form shows on the local hub's page only, where no remote hub is active; a removed one cannot stay named.
+      activeRemoteId: d.remotes.some((h) => h.id === base.activeRemoteId) ? base.activeRemoteId : null,
     },
   };
 }
 
 /** The settings paths the form shows an error at, most specific first. */
-const FIELD_KEYS = ["hub.port", "notifications", "recording.capBytes", "recording", "alertForwarding.alertmanager", "alertForwarding.webhooks"] as const;
+const FIELD_KEYS = ["hub.port", "notifications", "recording.capBytes", "recording", "alertForwarding.alertmanager", "alertForwarding.webhooks", "remoteHubs"] as const;
 
 /** Main's "hub.port: must be …; alertForwarding.webhooks[0]: …" split by the form field each names; the rest under "form". */
 function errorsByField(message: string): Record<string, string> {
@@ -202,6 +220,26 @@ export function AppSettingsForm({ bridge }: { bridge: SemscopeBridge }) {
             </Field>
           </fieldset>
 
+          <fieldset data-testid="set-remotes">
+            <legend>Remote hubs (the Hub menu switches the window to one)</legend>
+            {draft.remotes.map((h, i) => (
+              <div key={h.id} className="settings-remote" data-testid="set-remote">
+                <span>{h.name}</span>
+                <code>{h.url}</code>
+                <span className="small muted">{h.token === null ? "no token" : "with a token"}</span>
+                <button type="button" className="btn btn-xs" onClick={() => set({ remotes: draft.remotes.filter((_, j) => j !== i) })} data-testid="set-remote-remove">
+                  Remove
+                </button>
+              </div>
+            ))}
+            <AddRemote onAdd={(h) => set({ remotes: [...draft.remotes, { ...h, id: remoteId(h.name, draft.remotes) }] })} />
+            {errors.remoteHubs !== undefined && (
+              <span className="settings-error small" role="alert" data-testid="field-error">
+                {errors.remoteHubs}
+              </span>
+            )}
+          </fieldset>
+
           <div className="settings-actions">
             <button type="submit" className="btn btn-primary btn-sm" disabled={!dirty || status.kind === "saving"} data-testid="settings-save">
               {status.kind === "saving" ? "Saving…" : "Save"}
@@ -247,5 +285,28 @@ function Check({ label, checked, onChange, testId }: { label: string; checked: b
       <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} data-testid={testId} />
       {label}
     </label>
+  );
+}
+
+/** A new remote hub's name, URL and token; main checks the URL (https, or http on loopback) on Save. */
+function AddRemote({ onAdd }: { onAdd: (h: Omit<RemoteHub, "id">) => void }) {
+  const [name, setName] = useState("");
+  const [url, setUrl] = useState("");
+  const [token, setToken] = useState("");
+  const add = () => {
+    onAdd({ name: name.trim(), url: url.trim(), token: token.trim() === "" ? null : token.trim() });
+    setName("");
+    setUrl("");
+    setToken("");
+  };
+  return (
+    <div className="settings-remote-add">
+      <input placeholder="Name" aria-label="Remote hub name" value={name} onChange={(e) => setName(e.target.value)} data-testid="set-remote-name" />
+      <input placeholder="https://hub.example.com:7420" aria-label="Remote hub URL" className="mono" value={url} onChange={(e) => setUrl(e.target.value)} data-testid="set-remote-url" />
+      <input placeholder="Token (none if empty)" aria-label="Remote hub token" type="password" className="mono" value={token} onChange={(e) => setToken(e.target.value)} data-testid="set-remote-token" />
+      <button type="button" className="btn btn-xs" disabled={name.trim() === "" || url.trim() === ""} onClick={add} data-testid="set-remote-add">
+        Add
+      </button>
+    </div>
   );
 }

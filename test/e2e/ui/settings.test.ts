@@ -192,7 +192,7 @@ describe("the Settings view in the app", () => {
     );
   }, 60_000);
 
-  it("shows and changes the other settings: a field left out of the file is named; a bad value is refused at its field and saves nothing; a good save keeps the token and the thresholds set meanwhile", async () => {
+  it("shows and changes the other settings and remote hubs: a field left out of the file is named; a bad value is refused at its field and saves nothing; a good save keeps the token and the thresholds set meanwhile", async () => {
     const userText = JSON.stringify({ ...defaultSettings(), hub: { port: 17420, token: "tok3n" }, theme: "dark", notifications: { enabled: true, minSeverity: "critical", mutedRules: ["leak"], silent: false } }, null, 2);
     await inApp(
       (file) => writeFileSync(file, userText, { mode: 0o600 }),
@@ -213,9 +213,19 @@ describe("the Settings view in the app", () => {
         expect(await errorAt("set-port")).toBe("must be a whole number");
         await tab.getByTestId("set-port").fill("70000");
         await tab.getByTestId("set-webhooks").fill("ftp://hooks.example.com/x");
+        const addRemote = async (name: string, url: string, token: string) => {
+          await tab.getByTestId("set-remote-name").fill(name);
+          await tab.getByTestId("set-remote-url").fill(url);
+          await tab.getByTestId("set-remote-token").fill(token);
+          await tab.getByTestId("set-remote-add").click();
+        };
+        await addRemote("Lab", "http://lab.example.com", "");
         await tab.getByTestId("settings-save").click();
         expect(await errorAt("set-port")).toBe("must be in 1..65535");
         expect(await errorAt("set-webhooks")).toBe("alertForwarding.webhooks[0]: must be an http:// or https:// URL");
+        expect(await tab.getByTestId("set-remotes").getByTestId("field-error").textContent()).toBe(
+          "remoteHubs[0].url: plain http is allowed only for loopback hosts: use https",
+        );
         expect(await tab.getByTestId("settings-refused").textContent()).toContain("Not saved");
         expect(readFileSync(file, "utf8")).toBe(userText);
 
@@ -228,6 +238,8 @@ describe("the Settings view in the app", () => {
         await tab.getByTestId("set-min-severity").selectOption("warning");
         await tab.getByTestId("set-mute-convoy").check();
         await tab.getByTestId("set-cap").fill("64");
+        await tab.getByTestId("set-remote-remove").click();
+        await addRemote("Prod EU", "https://prod.example.com:7420", "p-t0ken");
         await tab.getByTestId("settings-save").click();
         expect(await tab.getByTestId("settings-saved").textContent()).toBe("Saved.");
         const saved = JSON.parse(readFileSync(file, "utf8")) as Settings;
@@ -235,6 +247,8 @@ describe("the Settings view in the app", () => {
         expect(saved.notifications).toEqual({ enabled: false, minSeverity: "warning", mutedRules: ["leak", "convoy"], silent: false });
         expect(saved.recording).toEqual({ enabled: true, capBytes: 64 * 1024 * 1024 });
         expect(saved.thresholds).toEqual({ timeouts: { ratio: 0.3 } });
+        expect(saved.remoteHubs).toEqual([{ id: "prod-eu", name: "Prod EU", url: "https://prod.example.com:7420", token: "p-t0ken" }]);
+        expect(await tab.getByTestId("set-remote").textContent()).toContain("Prod EU");
         expect(statSync(file).mode & 0o777).toBe(0o600);
         expect(readdirSync(join(file, "..")).some((f) => f.startsWith("settings.json.before-"))).toBe(true);
         expect(started).toHaveLength(1);
