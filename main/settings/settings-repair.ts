@@ -22,10 +22,10 @@ const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null &
 
 /**
  * The settings of `input` that keep to the rules, the others at their defaults; null when nothing
- * can be kept: not an object, or another version (its fields may mean something else).
+ * can be kept: not an object, or another version's (its fields may mean something else).
  */
 export function repairSettings(input: unknown): RepairedSettings | null {
-  if (!isObject(input) || input.version !== SETTINGS_VERSION) return null;
+  if (!isObject(input) || (typeof input.version === "number" && input.version !== SETTINGS_VERSION)) return null;
   const work = structuredClone(input);
   const dropped: string[] = [];
   keepGoodThresholds(work, dropped);

@@ -128,6 +128,13 @@ describe("loadSettings", () => {
     const open = await loadSettings(file, { now });
     expect(open.settings.hub).toEqual({ port: 7555, token: null });
     expect(open.problem).toContain("extra: is not a setting (left out)");
+
+    // A file without its version is this version's, missing a field; another version's is not repaired (see above).
+    const { version: _v, ...unversioned } = { ...defaultSettings(), hub: { port: 7556, token: "k33p" } };
+    writeFileSync(file, JSON.stringify(unversioned));
+    const noVersion = await loadSettings(file, { now });
+    expect(noVersion.settings.hub).toEqual({ port: 7556, token: "k33p" });
+    expect(noVersion.problem).toContain("version: missing (the default, 1, is used)");
   });
 
   it("reports a settings path it cannot read (a folder) without throwing", async () => {
