@@ -191,18 +191,25 @@ export class SettingsStore {
    * Saves run one at a time, so the file and `current` always agree.
    */
   save(candidate: unknown): Promise<ParsedSettings> {
-    return this.update(() => candidate) as Promise<ParsedSettings>;
+    return this.enqueue(() => ({ candidate })) as Promise<ParsedSettings>;
   }
 
   /**
    * Saves what `change` makes of the settings current when its turn comes (after every save before
    * it), or nothing when it returns null (resolves to null then). Validated and written as save() does.
    */
-  update(change: (current: Settings) => unknown): Promise<ParsedSettings | null> {
+  update(change: (current: Settings) => Settings | null): Promise<ParsedSettings | null> {
+    return this.enqueue((current) => {
+      const candidate = change(current);
+      return candidate === null ? null : { candidate };
+    });
+  }
+
+  private enqueue(change: (current: Settings) => { candidate: unknown } | null): Promise<ParsedSettings | null> {
     const run = async (): Promise<ParsedSettings | null> => {
-      const candidate = change(structuredClone(this.settings));
-      if (candidate === null) return null;
-      const parsed = parseSettings(candidate);
+      const next = change(structuredClone(this.settings));
+      if (next === null) return null;
+      const parsed = parseSettings(next.candidate);
       if (!parsed.ok) return parsed;
       if (this.keepOriginal) {
         // What it held beyond the rules stays readable; a file gone meanwhile needs no copy.

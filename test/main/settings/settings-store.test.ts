@@ -189,6 +189,8 @@ describe("SettingsStore", () => {
     expect(store.current.hub).toEqual({ port: 8111, token: "t0ken" });
     expect(JSON.parse(readFileSync(file, "utf8")).hub).toEqual({ port: 8111, token: "t0ken" });
 
+    // Whatever a caller sends, null included, comes back as a refusal.
+    expect(await store.save(null)).toMatchObject({ ok: false });
     const refused = await store.save({ ...next, hub: { port: 0, token: null } });
     expect(refused).toEqual({ ok: false, error: "hub.port: must be in 1..65535" });
     expect(store.current.hub.port).toBe(8111);
