@@ -10,7 +10,10 @@ import {
   listSegments,
   readRecording,
   RollingRecorder,
+  nameTaken,
+  nameTakenError,
   safeName,
+  saveWriteError,
   SEGMENT_SUFFIX,
   type AnyRecordLine,
   type SegmentFile,
@@ -109,6 +112,8 @@ export async function saveRange(dir: string, out: string, name: string, from: nu
   if (chosen.length === 0) throw new RangeError("no recording covers that time range (older segments may have been dropped to stay within the size cap)");
   mkdirSync(out, { recursive: true, mode: RECORDING_DIR_MODE });
   const file = join(out, `${clean}${SEGMENT_SUFFIX}`);
+  // Before reading any segment; the exclusive write below still refuses one that appears meanwhile.
+  if (nameTaken(file)) throw nameTakenError(clean, out);
   const warnings: string[] = [];
   const writer = new GzipRecorder(file, (line) => warnings.push(line), { exclusive: true });
   writer.write({ r: from, k: "range", p: { name: clean, from, to } });
@@ -134,7 +139,7 @@ export async function saveRange(dir: string, out: string, name: string, from: nu
   writer.close();
   await writer.closed;
   if (writer.failed !== null) {
-    throw new Error(writer.failed.includes("EEXIST") ? `${clean}${SEGMENT_SUFFIX} exists already: choose another name` : `cannot write ${file}: ${writer.failed}`);
+    throw saveWriteError(writer.failed, clean, out, file);
   }
   return { file, lines, warnings };
 }

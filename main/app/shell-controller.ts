@@ -6,6 +6,7 @@ import { applyThresholds, DEFAULT_THRESHOLDS, type AlertThresholds, type Thresho
 import type { FocusSemaphore, HubConnection, SaveSettingsResult, Settings, SettingsView } from "../../shared/ipc/ipc-contract.js";
 import type { Alert } from "../../shared/protocol/types.js";
 import { newHubToken, type SettingsStore } from "../settings/settings-store.js";
+import { overridesAfter, sameOverrides } from "../settings/threshold-overrides.js";
 import { AlertNotifier, notificationText, summaryText, type NotificationText } from "./alert-notifier.js";
 import type { DemoService } from "./demo-service.js";
 import { AlertPoller, LOCAL_POLL_MS, localAlertReader, REMOTE_POLL_MS, remoteAlertReader, type AlertReader, type AlertUpdate } from "./alert-source.js";
@@ -61,6 +62,8 @@ export class ShellController {
   private shutDown = false;
   /** Where the next page opens on the hub ("" = the overview); the settings view after a new token. */
   private reopenAt = "";
+  /** Counts local hubs started: a late change from a hub already replaced is not saved. */
+  private hubGeneration = 0;
   private readonly log: (line: string) => void;
 
   constructor(private readonly opts: ShellControllerOptions) {
@@ -77,12 +80,12 @@ export class ShellController {
     return this.hub;
   }
 
-  /** Reports a settings file that was replaced, then opens the hub the settings name. */
+  /** Reports a settings file that was replaced, or fields of it left out, then opens the hub the settings name. */
   start(): Promise<boolean> {
     const problem = this.opts.store.problem;
     if (problem !== null) {
       this.log(`semscope: ${problem}`);
-      this.opts.view.reportProblem("Settings were reset", problem);
+      this.opts.view.reportProblem(this.opts.store.reset ? "Settings were reset" : "Some settings were left out", problem);
     }
     return this.serial(() => this.connect());
   }
@@ -224,6 +227,7 @@ export class ShellController {
 
   /** The configured port; when it is taken, any free one (reported), so the app still opens. */
   private async startLocalHub(settings: Settings, target: Extract<HubTarget, { kind: "local" }>): Promise<ShellHub | null> {
+    const generation = ++this.hubGeneration;
     const base = {
       host: LOCAL_HUB_HOST,
       ...(target.token !== null ? { token: target.token } : {}),
@@ -231,6 +235,7 @@ export class ShellController {
       ...(this.opts.staticDir !== undefined ? { staticDir: this.opts.staticDir } : {}),
       thresholds: settings.thresholds,
       alertForwarding: settings.alertForwarding,
+      onThresholdsChanged: (patch: ThresholdsPatch) => this.persistThresholds(generation, patch),
     };
     try {
       return await this.opts.startHub({ ...base, port: target.port });
@@ -271,6 +276,28 @@ export class ShellController {
     } catch (err) {
       this.opts.view.reportProblem("Thresholds not applied", errMessage(err));
     }
+  }
+
+  /**
+   * A threshold change the local hub accepted (a dashboard's rules panel, or a settings save) goes
+   * into settings.json as overrides, so the next start applies it; a change that leaves the
+   * overrides as they are (a save's own) writes nothing. A remote hub keeps its own thresholds.
+   */
+  private persistThresholds(generation: number, patch: ThresholdsPatch): void {
+    if (generation !== this.hubGeneration || this.target.kind !== "local") return;
+    const failed = (why: string) => {
+      this.log(`semscope: the thresholds changed on the local hub could not be saved: ${why}`);
+      this.opts.view.reportProblem("Thresholds not saved", `The change applies to the running hub, but ${this.opts.store.file} could not keep it (${why}): it will be lost at the next start.`);
+    };
+    this.opts.store
+      .update((s) => {
+        const next = overridesAfter(s.thresholds, patch);
+        return sameOverrides(next, s.thresholds) ? null : { ...s, thresholds: next };
+      })
+      .then(
+        (r) => r !== null && !r.ok && failed(r.error),
+        (err: unknown) => failed(errMessage(err)),
+      );
   }
 
   private onAlerts(update: AlertUpdate): void {

@@ -26,6 +26,8 @@ export interface LocalHubOptions {
   thresholds?: ThresholdsPatch;
   /** Where every alert change is sent besides the window (createHub's alertForwarding). */
   alertForwarding?: { alertmanager?: readonly string[]; webhooks?: readonly string[] };
+  /** Each threshold change the hub accepts, from any dashboard (createHub's onThresholdsChanged). */
+  onThresholdsChanged?: (patch: ThresholdsPatch) => void;
 }
 
 export type StartHub = (opts: LocalHubOptions) => Promise<ShellHub>;

@@ -105,6 +105,7 @@ export async function createHub(options: HubOptions = {}): Promise<Hub> {
     now: o.now,
     version: HUB_VERSION,
     thresholds: o.thresholds,
+    onThresholdsChanged: options.onThresholdsChanged,
     maxHistories: o.maxHistories,
     maxHistoryBytes: o.maxHistoryBytes,
     // Kept until the hub closes (the app makes another only when its settings change); a replay's

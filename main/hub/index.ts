@@ -8,5 +8,5 @@ export { GzipRecorder, RECORDING_DIR_MODE, RECORDING_FILE_MODE } from "./recordi
 export { listSegments, RollingRecorder, SEGMENT_SUFFIX, type SegmentFile, type SegmentStart } from "./recording/recording-rolling.js";
 export { readRecording, describeStop } from "./recording/recording-reader.js";
 export type { AnyRecordLine } from "./recording/recording-line.js";
-export { safeName } from "./recording/recording-name.js";
+export { nameTaken, nameTakenError, safeName, saveWriteError } from "./recording/recording-name.js";
 export { createReplayHub, type ReplayHub } from "./recording/replay-hub.js";

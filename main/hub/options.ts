@@ -54,6 +54,8 @@ export interface HubOptions {
   now?: () => number;
   /** Alert thresholds changed from the protocol's defaults at start. */
   thresholds?: ThresholdsPatch;
+  /** Each accepted threshold change (a dashboard's thresholds:set, or hub.setThresholds), after it applies: the app persists them. */
+  onThresholdsChanged?: (patch: ThresholdsPatch) => void;
   /** An agent disconnected this long is forgotten (its semaphores and alerts resolved); 0 never. Default 6 h. */
   forgetAfterMs?: number;
   /**

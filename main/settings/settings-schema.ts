@@ -73,23 +73,28 @@ const token = z
   .regex(/^[\x21-\x7e]+$/, { error: "must be visible ASCII characters only" })
   .nullable();
 
-const remoteHubSchema = z.strictObject({
-  id: z.string({ error: "must be a string" }).regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { error: "must be 1-32 of a-z, 0-9, - (not starting with -)" }),
-  name: z
-    .string({ error: "must be a string" })
-    .trim()
-    .min(1, { error: "must not be empty" })
-    .max(64, { error: "must be at most 64 characters" }),
-  url: z
-    .string({ error: "must be a string" })
-    .max(2048, { error: "is too long" })
-    .superRefine((url, ctx) => {
-      const problem = hubUrlProblem(url);
-      if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
-    })
-    .transform((url) => new URL(url).origin),
-  token,
-});
+const mustBeObject = { error: "must be an object" };
+
+const remoteHubSchema = z.strictObject(
+  {
+    id: z.string({ error: "must be a string" }).regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { error: "must be 1-32 of a-z, 0-9, - (not starting with -)" }),
+    name: z
+      .string({ error: "must be a string" })
+      .trim()
+      .min(1, { error: "must not be empty" })
+      .max(64, { error: "must be at most 64 characters" }),
+    url: z
+      .string({ error: "must be a string" })
+      .max(2048, { error: "is too long" })
+      .superRefine((url, ctx) => {
+        const problem = hubUrlProblem(url);
+        if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .transform((url) => new URL(url).origin),
+    token,
+  },
+  mustBeObject,
+);
 
 // Alertmanager or a webhook receives alert text and stacks: any http(s) URL the user names.
 const destination = z
@@ -100,7 +105,8 @@ const destinations = z
   .array(destination, { error: "must be an array" })
   .max(MAX_ALERT_DESTINATIONS, { error: `must have at most ${MAX_ALERT_DESTINATIONS} URLs` });
 
-const thresholds = thresholdsPatchSchema.superRefine((patch, ctx) => {
+/** The overrides, each field checked against the rules (settings-repair.ts checks them one by one). */
+export const thresholdsSchema = thresholdsPatchSchema.superRefine((patch, ctx) => {
   try {
     applyThresholds(DEFAULT_THRESHOLDS, patch);
   } catch (err) {
@@ -111,37 +117,46 @@ const thresholds = thresholdsPatchSchema.superRefine((patch, ctx) => {
 export const settingsSchema = z
   .strictObject({
     version: z.literal(SETTINGS_VERSION, { error: `must be ${SETTINGS_VERSION}` }),
-    hub: z.strictObject({
-      port: z
-        .number({ error: "must be a number" })
-        .int({ error: "must be an integer" })
-        .min(1, { error: "must be in 1..65535" })
-        .max(65535, { error: "must be in 1..65535" }),
-      token,
-    }),
+    hub: z.strictObject(
+      {
+        port: z
+          .number({ error: "must be a number" })
+          .int({ error: "must be an integer" })
+          .min(1, { error: "must be in 1..65535" })
+          .max(65535, { error: "must be in 1..65535" }),
+        token,
+      },
+      mustBeObject,
+    ),
     remoteHubs: z.array(remoteHubSchema, { error: "must be an array" }).max(MAX_REMOTE_HUBS, { error: `must have at most ${MAX_REMOTE_HUBS} hubs` }),
     activeRemoteId: z.string({ error: "must be a string or null" }).nullable(),
-    thresholds,
-    notifications: z.strictObject({
-      enabled: z.boolean({ error: "must be true or false" }),
-      minSeverity: z.enum(["warning", "critical"], { error: 'must be "warning" or "critical"' }),
-      mutedRules: z.array(z.enum(ALERT_RULES, { error: `must be one of ${ALERT_RULES.join(", ")}` }), { error: "must be an array" }),
-      silent: z.boolean({ error: "must be true or false" }),
-    }),
+    thresholds: thresholdsSchema,
+    notifications: z.strictObject(
+      {
+        enabled: z.boolean({ error: "must be true or false" }),
+        minSeverity: z.enum(["warning", "critical"], { error: 'must be "warning" or "critical"' }),
+        mutedRules: z.array(z.enum(ALERT_RULES, { error: `must be one of ${ALERT_RULES.join(", ")}` }), { error: "must be an array" }),
+        silent: z.boolean({ error: "must be true or false" }),
+      },
+      mustBeObject,
+    ),
     // Absent from files written before the setting existed: those users get the demo as a new one does.
     runDemo: z.boolean({ error: "must be true or false" }).default(true),
     recording: z
-      .strictObject({
-        enabled: z.boolean({ error: "must be true or false" }),
-        capBytes: z
-          .number({ error: "must be a number" })
-          .int({ error: "must be an integer" })
-          .min(16 * 1024 * 1024, { error: "must be at least 16 MiB (16777216)" })
-          .max(2 ** 50, { error: "is too large" }),
-      })
+      .strictObject(
+        {
+          enabled: z.boolean({ error: "must be true or false" }),
+          capBytes: z
+            .number({ error: "must be a number" })
+            .int({ error: "must be an integer" })
+            .min(16 * 1024 * 1024, { error: "must be at least 16 MiB (16777216)" })
+            .max(2 ** 50, { error: "is too large" }),
+        },
+        mustBeObject,
+      )
       .default({ enabled: true, capBytes: 1024 * 1024 * 1024 }),
     // Absent from files written before the setting existed: nothing is forwarded.
-    alertForwarding: z.strictObject({ alertmanager: destinations, webhooks: destinations }).default({ alertmanager: [], webhooks: [] }),
+    alertForwarding: z.strictObject({ alertmanager: destinations, webhooks: destinations }, mustBeObject).default({ alertmanager: [], webhooks: [] }),
   })
   .superRefine((s, ctx) => {
     const seen = new Set<string>();
@@ -163,13 +178,15 @@ export function parseSettings(input: unknown): ParsedSettings {
   return { ok: false, error: formatIssues(r.error) };
 }
 
+/** "remoteHubs[0].url" for a zod path. */
+export function pathText(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, seg) => (typeof seg === "number" ? `${acc}[${seg}]` : acc === "" ? String(seg) : `${acc}.${String(seg)}`), "");
+}
+
 /** "hub.port: must be in 1..65535; remoteHubs[0].url: …", at most a few issues. */
 export function formatIssues(error: z.ZodError, max = 5): string {
   const parts = error.issues.slice(0, max).map((issue) => {
-    const path = issue.path.reduce<string>(
-      (acc, seg) => (typeof seg === "number" ? `${acc}[${seg}]` : acc === "" ? String(seg) : `${acc}.${String(seg)}`),
-      "",
-    );
+    const path = pathText(issue.path);
     return path === "" ? issue.message : `${path}: ${issue.message}`;
   });
   const more = error.issues.length - max;

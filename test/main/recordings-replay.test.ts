@@ -196,7 +196,10 @@ describe("replay against the live run", () => {
     const to = T0 + 22_000;
     const saved = await request<AckAnswer & { file: string }>(control.socket, "replay:save", { name: "the convoy", from, to });
     expect(saved).toEqual({ ok: true, file: join(saveDir, "the-convoy.ndjson.gz") });
-    expect(await request<AckAnswer>(control.socket, "replay:save", { name: "the convoy", from, to })).toEqual({ ok: false, error: expect.stringMatching(/exists already/) });
+    expect(await request<AckAnswer>(control.socket, "replay:save", { name: "the convoy", from, to })).toEqual({
+      ok: false,
+      error: `a recording named "the-convoy" already exists in ${saveDir}: choose another name`,
+    });
     expect(await request<AckAnswer>(control.socket, "replay:save", { name: "bad", from: to, to: from })).toEqual({ ok: false, error: expect.stringMatching(/from <= to/) });
 
     const part = await replayHub(saved.file);

@@ -192,12 +192,12 @@ describe("rolling recordings", () => {
     expect(statSync(saved.file).mode & 0o777).toBe(0o600);
     // A second save under the same name is refused, not appended to the first.
     const before = readFileSync(saved.file);
-    await expect(saveRange(dir, out, "first", T0, T0 + 20_000)).rejects.toThrow("first.ndjson.gz exists already: choose another name");
+    await expect(saveRange(dir, out, "first", T0, T0 + 20_000)).rejects.toThrow(`a recording named "first" already exists in ${out}: choose another name`);
     expect(readFileSync(saved.file).equals(before)).toBe(true);
     // A dangling link at the name is not followed to create its target.
     const target = join(tmp(), "elsewhere.txt");
     symlinkSync(target, join(out, "planted.ndjson.gz"));
-    await expect(saveRange(dir, out, "planted", T0, T0 + 20_000)).rejects.toThrow(/exists already/);
+    await expect(saveRange(dir, out, "planted", T0, T0 + 20_000)).rejects.toThrow(`a recording named "planted" already exists in ${out}: choose another name`);
     expect(existsSync(target)).toBe(false);
 
     const plain = join(tmp(), "plain.ndjson");

@@ -33,6 +33,8 @@ export interface HubCoreOptions {
   turns?: TurnBudget;
   /** Every alert change, as the engine makes it (the hub forwards them: forwarding/alert-forwarder.ts). */
   onAlertChanges?: (changes: readonly AlertChange[]) => void;
+  /** Each accepted threshold change, after it applies (HubOptions.onThresholdsChanged). */
+  onThresholdsChanged?: (patch: ThresholdsPatch) => void;
 }
 
 export type SamplesOutcome = { ok: true; duplicate: boolean } | { ok: false; error: string };
@@ -65,6 +67,7 @@ export class HubCore {
   /** Changed entries only: quiet samples for semaphores an interval left out that a rule still needs. */
   private readonly quiet = new QuietFill();
   private readonly onAlertChanges: ((changes: readonly AlertChange[]) => void) | undefined;
+  private readonly onThresholdsChanged: ((patch: ThresholdsPatch) => void) | undefined;
   /** Agents evicted to make room, forgotten a slice per turn (forget-slices.ts). */
   private readonly forgets: ForgetSlices;
   /** What each event-loop turn may spend on background work: the forgets here, and the hub's agents, dashboards and scrapes. */
@@ -89,6 +92,7 @@ export class HubCore {
     );
     this.recorder = opts.recorder;
     this.onAlertChanges = opts.onAlertChanges;
+    this.onThresholdsChanged = opts.onThresholdsChanged;
     this.forgetAfterMs = opts.forgetAfterMs;
     this.startedAt = this.now();
     this.record({ r: this.startedAt, k: "start", p: { format: RECORDING_FORMAT, hubVersion: this.version, protocol: PROTOCOL_VERSION, thresholds: this.alerts.thresholds } });
@@ -339,6 +343,7 @@ export class HubCore {
     const next = this.ingest.settled().setThresholds(patch);
     this.record({ r: this.now(), k: "thresholds", p: patch });
     this.changes.thresholdsChanged();
+    this.onThresholdsChanged?.(patch);
     return next;
   }
 

@@ -8,7 +8,7 @@
 // A seek longer than a slice (seekInSlices) feeds a core of its own a few ms at a time, letting the
 // hub answer between slices, and only then replaces the one the dashboards read: they see the
 // cursor where it was, then the target, never a time between.
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { ReplayMark, ReplayStatus } from "../../../shared/ui-protocol/index.js";
@@ -20,7 +20,7 @@ import { ReplayCheckpoints, type Checkpoint, type CheckpointLimits, type ReplayP
 import { ReplayFeed, type ReplayCoreOptions } from "./replay-feed.js";
 import { ReplaySpool, SpoolCursor, type SpoolBlock, type SpoolOptions } from "./replay-spool.js";
 import { SEGMENT_SUFFIX } from "./recording-rolling.js";
-import { safeName } from "./recording-name.js";
+import { nameTaken, nameTakenError, safeName, saveWriteError } from "./recording-name.js";
 import { GzipRecorder, RECORDING_DIR_MODE } from "./recording-writer.js";
 
 export interface ReplaySessionOptions extends ReadLimits, CheckpointLimits, ReplayCoreOptions, SpoolOptions {
@@ -239,7 +239,7 @@ export class ReplaySession {
     const clean = safeName(name);
     mkdirSync(dir, { recursive: true, mode: RECORDING_DIR_MODE });
     const file = join(dir, `${clean}${SEGMENT_SUFFIX}`);
-    if (existsSync(file)) throw new Error(`${basename(file)} exists already: choose another name`);
+    if (nameTaken(file)) throw nameTakenError(clean, dir);
     // Exclusive: a dangling link planted at the name is refused, not followed.
     const out = new GzipRecorder(file, () => undefined, { exclusive: true });
     out.write({ r: from, k: "range", p: { name: clean, from, to } });
@@ -252,7 +252,7 @@ export class ReplaySession {
     }
     out.close();
     await out.closed;
-    if (out.failed !== null) throw new Error(`cannot write ${file}: ${out.failed}`);
+    if (out.failed !== null) throw saveWriteError(out.failed, clean, dir, file);
     return file;
   }
 

@@ -1,5 +1,6 @@
 // Settings (the app's Settings… menu, or the header's tab): this hub's tokens and how a service
-// connects, a new token for the app's local hub, and the way to the alert rules. The page shows
+// connects, a new token for the app's local hub, the app's other settings (app-settings-form.tsx),
+// and the way to the alert rules. The page shows
 // only the token it connects with; of an agent token it knows only that the hub has one.
 import { useEffect, useState } from "react";
 import { ConnectFacts, useServiceToken } from "../app/connect-facts.js";
@@ -7,6 +8,7 @@ import { useApp } from "../app/context.js";
 import { CopyButton } from "../app/copy-button.js";
 import { getBridge } from "../data/bridge.js";
 import type { SemscopeBridge } from "../../../shared/ipc/ipc-contract.js";
+import { AppSettingsForm } from "./app-settings-form.js";
 import "./settings.css";
 
 export function SettingsView() {
@@ -51,6 +53,7 @@ export function SettingsView() {
         </dl>
         {regenerate !== null && <RegenerateToken bridge={regenerate} hasToken={pageToken !== null} />}
       </section>
+      {target.local && bridge !== null && <AppSettingsForm bridge={bridge} />}
       <section className="card settings-section" data-testid="settings-connect">
         <h3>Connect a service</h3>
         <ConnectFacts />

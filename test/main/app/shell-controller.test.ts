@@ -1,6 +1,6 @@
 // The shell's behaviour against a real in-process hub (createHub on a free port) and a recording
 // ShellView: what the window is pointed at, what is notified and counted, how settings apply.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,7 +104,7 @@ describe("ShellController with the local hub", () => {
     });
     const c = make(store, { staticDir, record: join(dir, "rec.ndjson") });
     expect(await c.start()).toBe(true);
-    expect(hubOptions).toEqual([{ host: "127.0.0.1", port: 7777, token: "t0k", record: join(dir, "rec.ndjson"), staticDir, thresholds: { convoy: { windowMs: 9000 } }, alertForwarding: { alertmanager: [], webhooks: [] } }]);
+    expect(hubOptions).toEqual([{ host: "127.0.0.1", port: 7777, token: "t0k", record: join(dir, "rec.ndjson"), staticDir, thresholds: { convoy: { windowMs: 9000 } }, alertForwarding: { alertmanager: [], webhooks: [] }, onThresholdsChanged: expect.any(Function) }]);
     const hub = started[0];
     expect(view.shown).toEqual([{ url: `${hub.url}/`, trusted: { origin: hub.url, local: true } }]);
     expect(c.trustedOrigin).toEqual({ origin: hub.url, local: true });
@@ -179,6 +179,17 @@ describe("ShellController with the local hub", () => {
     expect(c.settingsView().problem).toContain("it is not valid JSON");
   });
 
+  it("reports fields left out of a settings file, naming them, and runs the hub on every other field the file holds", async () => {
+    writeFileSync(join(dir, "settings.json"), JSON.stringify({ ...defaultSettings(), hub: { port: 7777, token: "k33p" }, notifications: "loud", legacyField: 1 }));
+    const c = make(await SettingsStore.open(join(dir, "settings.json")));
+    await c.start();
+    expect(view.problems[0].title).toBe("Some settings were left out");
+    expect(view.problems[0].detail).toContain("legacyField: is not a setting (left out)");
+    expect(view.problems[0].detail).toContain("notifications: must be an object (its defaults are used)");
+    expect(hubOptions[0]).toMatchObject({ port: 7777, token: "k33p" });
+    expect(c.settingsView().problem).toBe(view.problems[0].detail);
+  });
+
   it("applies saved thresholds at once, without a reconnect, recorded and pushed to the open dashboard; refuses bad settings with the reason", async () => {
     const record = join(dir, "rec.ndjson");
     const c = make(await storeWith(), { record });
@@ -223,6 +234,46 @@ describe("ShellController with the local hub", () => {
     const onDisk = JSON.parse(readFileSync(join(dir, "settings.json"), "utf8")) as Settings;
     expect(onDisk.thresholds).toEqual({ convoy: { windowMs: 9000 }, timeouts: { ratio: 0.2 } });
     expect(engine.thresholds.timeouts.ratio).toBe(0.2);
+  });
+
+  it("saves to settings.json a threshold a dashboard's rules panel sets on the local hub (thresholds:set), and the next start runs the hub with it", async () => {
+    const file = join(dir, "settings.json");
+    const c = make(await storeWith((s) => (s.thresholds = { convoy: { windowMs: 9000 } })));
+    await c.start();
+    const { io } = await import("socket.io-client");
+    const ui = io(`${started[0].url}/ui`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
+    await new Promise((resolve) => ui.once("snapshot", resolve));
+    const onDisk = () => (JSON.parse(readFileSync(file, "utf8")) as Settings).thresholds;
+    expect(await request<AckAnswer>(ui, "thresholds:set", { patch: { timeouts: { ratio: 0.3 } } })).toMatchObject({ ok: true });
+    await vi.waitFor(() => expect(onDisk()).toEqual({ convoy: { windowMs: 9000 }, timeouts: { ratio: 0.3 } }));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Set back to its default, a field stops being an override; a refused value changes nothing.
+    expect(await request<AckAnswer>(ui, "thresholds:set", { patch: { convoy: { windowMs: DEFAULT_THRESHOLDS.convoy.windowMs } } })).toMatchObject({ ok: true });
+    expect((await request<AckAnswer>(ui, "thresholds:set", { patch: { timeouts: { ratio: 7 } } })).ok).toBe(false);
+    await vi.waitFor(() => expect(onDisk()).toEqual({ timeouts: { ratio: 0.3 } }));
+    expect(c.settingsView().settings.thresholds).toEqual({ timeouts: { ratio: 0.3 } });
+    ui.disconnect();
+    await c.shutdown();
+
+    const again = make(await SettingsStore.open(file));
+    await again.start();
+    expect(hubOptions.at(-1)?.thresholds).toEqual({ timeouts: { ratio: 0.3 } });
+    expect((started.at(-1)?.engine as AlertEngine).thresholds).toEqual(applyThresholds(DEFAULT_THRESHOLDS, { timeouts: { ratio: 0.3 } }));
+  });
+
+  it("a change from a local hub already replaced (the window moved to a remote hub) is not saved: that hub owns its thresholds", async () => {
+    const file = join(dir, "settings.json");
+    const c = make(await storeWith((s) => (s.remoteHubs = [{ id: "prod", name: "Prod", url: "http://127.0.0.1:1", token: null }])), {
+      remoteReader: () => () => Promise.resolve([]),
+    });
+    await c.start();
+    const local = started[0];
+    expect(await c.saveSettings({ ...c.settingsView().settings, activeRemoteId: "prod" })).toMatchObject({ ok: true, reconnecting: true });
+    await vi.waitFor(() => expect(c.connection().mode).toBe("remote"));
+    // The closed hub's core still takes a direct call: its change must not reach the settings.
+    local.setThresholds({ timeouts: { ratio: 0.4 } });
+    await c.saveSettings({ ...c.settingsView().settings, runDemo: false });
+    expect((JSON.parse(readFileSync(file, "utf8")) as Settings).thresholds).toEqual({});
   });
 
   it("restarts the hub after the reply when its port or token changes", async () => {
