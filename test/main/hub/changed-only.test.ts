@@ -54,7 +54,6 @@ async function service(url: string): Promise<Service> {
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const tenantsOf = (hub: Hub) => hub.state().semaphores.filter((s) => s.service === "tenants");
 const everyTenantSampled = (hub: Hub) => {
   const all = tenantsOf(hub);
@@ -95,27 +94,29 @@ describe("changed entries only, over a real hub and a real agent", () => {
       expect(b.items).toHaveLength(0);
     }
 
-    // A tenant turns busy three times: each time its count reaches the hub.
+    // A tenant turns busy three times, each in an interval of its own (the next touch once the
+    // last reached the hub): each time its count reaches the hub.
     const touchedAt = Date.now();
-    for (let k = 0; k < 3; k++) {
+    for (let k = 1; k <= 3; k++) {
       await svc.run("touch", 7);
-      await sleep(2 * INTERVAL_MS);
+      await waitUntil(async () => (await acquiredTotal(hub, "tenant-7")) === k, `acquire ${k} of tenant-7 at the hub`, 10_000);
     }
-    await waitUntil(async () => (await acquiredTotal(hub, "tenant-7")) === 3, "three acquires of tenant-7 at the hub", 10_000);
+    const busy = () => batches(file).filter((b) => b.items.some((s) => s.id === "tenant-7" && s.acquired > 0));
+    await waitUntil(() => busy().length === 3, "three busy intervals of tenant-7 recorded", 10_000);
     const after = batches(file).filter((b) => b.t >= touchedAt);
     const firstSeen = after.find((b) => b.items.some((s) => s.id === "tenant-7"));
     expect(firstSeen?.items.find((s) => s.id === "tenant-7")).toMatchObject({ acquired: 1, released: 1 });
-    // The hub fills in its quiet intervals while a rule may still count them, then stops.
-    await sleep(SETTLE_MS + 6 * INTERVAL_MS);
+    // The hub fills in its quiet intervals while a rule may still count them, then stops: read
+    // once intervals well past that (in sample time) are recorded.
+    const lastBusy = busy().at(-1) as SamplesBatch;
+    await waitUntil(() => batches(file).filter((b) => b.t > lastBusy.t + SETTLE_MS + 2 * INTERVAL_MS).length > 0, "intervals past the settling", 10_000);
     const all = batches(file);
-    const lastBusy = all.filter((b) => b.items.some((s) => s.id === "tenant-7" && s.acquired > 0)).at(-1) as SamplesBatch;
     const quietAfter = all.filter((b) => b.t > lastBusy.t && b.items.some((s) => s.id === "tenant-7"));
     expect(quietAfter.length).toBeGreaterThan(0);
     for (const b of quietAfter) {
       expect(b.t - lastBusy.t).toBeLessThanOrEqual(SETTLE_MS);
       expect(b.items.find((s) => s.id === "tenant-7")).toMatchObject({ acquired: 0, released: 0, waiters: 0, cap: 4, inUse: 0 });
     }
-    expect(all.filter((b) => b.t > lastBusy.t + SETTLE_MS + 2 * INTERVAL_MS).length).toBeGreaterThan(0);
     // Every other tenant is still there with its state, never marked gone.
     expect(tenantsOf(hub)).toHaveLength(TENANTS);
     expect(tenantsOf(hub).every((s) => s.status === "ok" && s.cap === 4 && s.inUse === 0)).toBe(true);
@@ -145,8 +146,7 @@ describe("changed entries only, over a real hub and a real agent", () => {
     expect(state()?.status).toBe("leak");
     // The agent sends nothing for it while nothing changes; the hub ages the holder all the same.
     const held = state()?.last?.longestHoldMs as number;
-    await sleep(5 * INTERVAL_MS);
-    expect(state()?.last?.longestHoldMs as number).toBeGreaterThan(held + 2 * INTERVAL_MS);
+    await waitUntil(() => (state()?.last?.longestHoldMs as number) > held + 2 * INTERVAL_MS, "the holder aged at the hub", 10_000);
   });
 
   it("a restarted hub and a new dashboard get every semaphore's state: the reconnecting agent sends it whole once", async () => {
@@ -169,11 +169,11 @@ describe("changed entries only, over a real hub and a real agent", () => {
     const shown = ui.snapshot.state.semaphores.filter((s) => s.service === "tenants");
     expect(shown).toHaveLength(TENANTS);
     expect(shown.every((s) => s.last !== null && s.cap === 4)).toBe(true);
-    // And after that, changed entries only again.
-    await sleep(4 * INTERVAL_MS);
+    // And after that, changed entries only again (read once three intervals follow the last whole one).
+    const lastWholeOf = (r: SamplesBatch[]) => r.map((b) => b.partial === undefined).lastIndexOf(true);
+    await waitUntil(() => batches(file).length > lastWholeOf(batches(file)) + 3, "three intervals after the whole ones", 10_000);
     const recorded = batches(file);
-    const lastWhole = recorded.map((b) => b.partial === undefined).lastIndexOf(true);
-    expect(recorded.length).toBeGreaterThan(lastWhole + 2);
+    const lastWhole = lastWholeOf(recorded);
     expect(recorded.slice(lastWhole + 1).every((b) => b.partial === "end" && b.items.length < TENANTS)).toBe(true);
   });
 

@@ -45,25 +45,53 @@ describe("/ui", () => {
       const { io } = await import("socket.io-client");
       const ui = io(`${hub.url}/ui`, { forceNew: true, reconnection: false, transports: ["websocket"], auth: { protocol: 1 } });
       const order: string[] = [];
-      const deltas: { at: number; d: UiDelta }[] = [];
-      ui.on("snapshot", () => order.push("snapshot"));
+      let snapshot: UiSnapshot | undefined;
+      const deltas: UiDelta[] = [];
+      ui.on("snapshot", (s: UiSnapshot) => {
+        order.push("snapshot");
+        snapshot = s;
+      });
       ui.on("delta", (d: UiDelta) => {
         order.push("delta");
-        deltas.push({ at: Date.now(), d });
+        deltas.push(d);
       });
       await waitUntil(() => deltas.length > 0, "a first delta");
-      const start = Date.now();
-      await sleep(2000);
-      const inWindow = deltas.filter((x) => x.at >= start && x.at < start + 2000);
+      // The ticks of a 250 ms timer in this process, where the hub's timer runs too: how many
+      // delta intervals the machine's load let by while the deltas below came.
+      let ticks = 0;
+      const ref = setInterval(() => ticks++, 250);
+      const from = deltas.length;
+      const N = 9;
+      try {
+        await waitUntil(() => deltas.length >= from + N, `${N} more deltas`, 20_000);
+      } finally {
+        clearInterval(ref);
+      }
+      const window = deltas.slice(from, from + N);
       ui.disconnect();
       expect(order[0]).toBe("snapshot");
-      expect(inWindow.length).toBeLessThanOrEqual(9);
-      expect(inWindow.length).toBeGreaterThanOrEqual(4);
-      for (let i = 1; i < deltas.length; i++) expect(deltas[i].d.seq).toBe(deltas[i - 1].d.seq + 1);
-      const withSample = inWindow.find((x) => x.d.semaphores !== undefined)!;
-      expect(withSample.d.semaphores![0]).toMatchObject({ key: "checkout/web-1/db", t: expect.any(Number), last: expect.objectContaining({ id: "db" }) });
-      expect(withSample.d.agents?.[0]).toMatchObject({ agentId: "a1", connected: true });
-      expect(withSample.d.fleet?.[0]).toMatchObject({ key: "checkout/db" });
+      // At most 4 a second, on the hub's clock: N deltas span at least N - 2 intervals (one of
+      // slack: each is stamped as its build starts, a moment after its timer's tick).
+      expect((window.at(-1) as UiDelta).serverTime - window[0].serverTime).toBeGreaterThanOrEqual((N - 2) * 250);
+      // And one every interval or so while samples flow: no more than two ticks of that timer each.
+      expect(ticks).toBeLessThanOrEqual(2 * N);
+      for (let i = 1; i < deltas.length; i++) expect(deltas[i].seq).toBe(deltas[i - 1].seq + 1);
+      const withSample = window.find((d) => d.semaphores !== undefined) as UiDelta;
+      expect(withSample.semaphores?.[0]).toMatchObject({ key: "checkout/web-1/db", t: expect.any(Number), last: expect.objectContaining({ id: "db" }) });
+      expect(withSample.agents?.[0]).toMatchObject({ agentId: "a1", connected: true });
+      // The fleet entry comes in every delta whose sample moved inUse from the fleet's that
+      // dashboards hold (two deltas apart the sample may carry the same inUse again: then none).
+      let held = snapshot?.fleet.find((f) => f.key === "checkout/db")?.inUse;
+      let moved = 0;
+      for (const d of deltas) {
+        const now = d.semaphores?.find((s) => s.key === "checkout/web-1/db")?.last?.inUse;
+        if (now !== undefined && now !== held) {
+          expect(d.fleet?.[0], `delta ${d.seq}`).toMatchObject({ key: "checkout/db" });
+          if (window.includes(d)) moved++;
+        }
+        held = d.fleet?.find((f) => f.key === "checkout/db")?.inUse ?? held;
+      }
+      expect(moved).toBeGreaterThan(0);
     } finally {
       stop();
     }
