@@ -117,7 +117,7 @@ export class ReplayCheckpoints {
     const t0 = performance.now();
     const copy = new StateCopy(pairClosures(point.core, fresh), false, undefined, recycler);
     const core = copy.into(fresh, point.core);
-    recycler?.own(core, copy.made);
+    recycler?.own(core, copy.made, copy.instances);
     this.msPerByte = this.rate(this.restored ? this.msPerByte : 0, (performance.now() - t0) / point.size);
     this.restored = true;
     return core;

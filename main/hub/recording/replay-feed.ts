@@ -82,7 +82,7 @@ export class ReplayFeed implements FeedPlace {
     const fresh = this.fresh({});
     const copy = new StateCopy(pairClosures(other.core, fresh), false, undefined, recycler);
     this.moveTo(other, copy.into(fresh, other.core));
-    recycler?.own(this.core, copy.made);
+    recycler?.own(this.core, copy.made, copy.instances);
   }
 
   /** One line taken from the recording: the clock moves to its time and the core gets its call. */

@@ -92,6 +92,7 @@ export class ReplaySession {
     s.summaryRead = await readRecording(file, (line, _n, read) => s.load(line, read), opts);
     s.feedMsPerLine = s.fedMs / Math.max(1, s.spool.lines);
     await s.spool.finish();
+    s.spool.pinStart();
     s.marksSorted = [...(s.markMap ?? new Map<string, ReplayMark>()).values()].sort((x, y) => x.at - y.at);
     s.markMap = null;
     s.recycler.give(s.at.core);

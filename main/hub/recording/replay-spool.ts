@@ -112,6 +112,15 @@ export class ReplaySpool {
     while (this.compressed.size > 0) await Promise.all(this.compressed);
   }
 
+  /**
+   * Reads the pinned start's blocks now (call after finish): a seek back near the start then
+   * only feeds, and their lines are made while opening, not amid seeks, where they would be
+   * young objects a collection copies.
+   */
+  pinStart(): void {
+    for (let i = 0; i < this.pinnedBlocks; i++) this.read(i);
+  }
+
   /** Block `i`'s lines, parsed (each block is read whole: the cursor keeps its place). */
   read(i: number): AnyRecordLine[] {
     const pinned = this.pinned.get(i);

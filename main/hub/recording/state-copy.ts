@@ -5,7 +5,7 @@
 // buffers in chunks, sharing each chunk that did not change since the copy it is told of (`base`)
 // and holding none for zeros; a copy of that copy puts them together again.
 
-import type { BufferRecycler } from "./buffer-recycler.js";
+import { isClassInstance, type BufferRecycler } from "./buffer-recycler.js";
 
 /** Types a copy would silently get wrong (internal state it cannot reach): refused instead. */
 const REFUSED = [Promise, WeakMap, WeakSet, WeakRef] as const;
@@ -79,13 +79,16 @@ export class StateCopy {
   readonly packs: PackedBuffer[] = [];
   /** With a recycler: the buffers of the copy (made or recycled), for it to take back with the copy. */
   readonly made: ArrayBufferLike[] = [];
+  /** With a recycler: the class instances of the copy it took from the recycler, for it to take back likewise. */
+  readonly instances: object[] = [];
 
   /**
    * `memo` maps an original to its copy: preset it to have a value replaced wherever it is met.
    * `pack`: the larger buffers become PackedBuffers, listed in `packs` (a copy to keep, not to
    * use: copy it again to use it), each sharing what it can with `base`'s packed copy of the same
    * original buffer; `base` then maps each original to this copy's. `recycler`: the copy's
-   * buffers are written over buffers it keeps where it has one of the length, not allocated.
+   * buffers are written over buffers it keeps where it has one of the length, not allocated, and
+   * its class instances over instances it keeps with the same fields.
    */
   constructor(
     private readonly memo = new Map<unknown, unknown>(),
@@ -138,7 +141,9 @@ export class StateCopy {
       return this.keep(v, buffer instanceof PackedBuffer ? new PackedView(buffer, type, v.byteOffset, length) : new type(buffer, v.byteOffset, length), 64);
     }
     if (Array.isArray(v)) {
-      const out: unknown[] = new Array<unknown>(v.length);
+      // A slice has the original's kind of elements (packed or not, numbers or not): new Array(n)
+      // is holey, and code compiled for the original's kind would be thrown away on meeting it.
+      const out = (v as unknown[]).slice();
       this.keep(v, out, 16 + 8 * v.length);
       for (let i = 0; i < v.length; i++) out[i] = this.any(v[i]);
       return out;
@@ -160,11 +165,19 @@ export class StateCopy {
     if (v instanceof Date) return this.keep(v, new Date(v.getTime()), 32);
     if (v instanceof RegExp) return v;
     for (const T of REFUSED) if (v instanceof T) throw new TypeError(`cannot copy a ${T.name}`);
-    const out = Object.create(Object.getPrototypeOf(v) as object | null) as Record<string, unknown>;
     const keys = Object.keys(v);
+    const out = (this.recycled(v, keys) ?? Object.create(Object.getPrototypeOf(v) as object | null)) as Record<string, unknown>;
     this.keep(v, out, 16 + 8 * keys.length);
     for (const key of keys) out[key] = this.any((v as Record<string, unknown>)[key]);
     return out;
+  }
+
+  /** An instance kept by the recycler to write `v`'s fields over, if it has one like it (see BufferRecycler). */
+  private recycled(v: object, keys: readonly string[]): object | undefined {
+    if (this.recycler === undefined || !isClassInstance(v)) return undefined;
+    const o = this.recycler.takeInstance(Object.getPrototypeOf(v) as object, keys);
+    if (o !== undefined) this.instances.push(o);
+    return o;
   }
 
   private ours(b: ArrayBufferLike): ArrayBufferLike {

@@ -106,4 +106,35 @@ describe("state copy", () => {
     loose.give({ rings: [filled(), filled()], frozen: Object.freeze({ r: filled() }) });
     expect(loose.bytes).toBe(2 * 64 * 1024);
   });
+
+  it("writes a copy's class instances over those of a core done with that have the same fields, as a fresh copy would be", () => {
+    const saved = new StateCopy(undefined, true).copy(filled());
+    const recycler = new BufferRecycler();
+    const done = filled();
+    done.count = 7;
+    const nested = filled();
+    done.byKey.set("z", { n: 3, ring: nested });
+    const odd = Object.assign(filled(), { extra: 1 });
+    // Found through the cores given (their roots aside), each held once however often given.
+    recycler.give({ rings: [done, done, odd] });
+    recycler.give({ ring: done });
+    expect(recycler.objects).toBe(3);
+    const copy = new StateCopy(undefined, false, undefined, recycler);
+    const back = copy.copy(saved);
+    expect(back).toBeInstanceOf(Ring);
+    expect(back.byKey.get("x")?.ring).toBe(back);
+    expect(back.count).toBe(0);
+    expect(back.total()).toBe(filled().total());
+    expect(back).toEqual(new StateCopy().copy(saved));
+    // An instance with other fields is not written over: its extra field would stay.
+    expect(Object.keys(back)).toEqual(Object.keys(new Ring()));
+    expect([done, nested]).toContain(back);
+    expect(copy.instances).toContain(back);
+    // The copy's instances, given back with it, serve the next copy.
+    recycler.own(back, copy.made, copy.instances);
+    recycler.give(back);
+    const again = new StateCopy(undefined, false, undefined, recycler).copy(saved);
+    expect(again).toBe(back);
+    expect(again).toEqual(new StateCopy().copy(saved));
+  });
 });
