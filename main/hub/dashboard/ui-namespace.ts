@@ -27,6 +27,7 @@ import type { TokenCheck } from "../auth.js";
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
 import { TokenBucket } from "../socket/token-bucket.js";
+import { AddressCounts } from "../socket/address-counts.js";
 import { performance } from "node:perf_hooks";
 import { AFTER_ACK, AFTER_EVENT, rawJsonBroadcasts, rawJsonReplies, RawJson } from "./raw-json.js";
 import { UiDeltas } from "./delta-builder.js";
@@ -111,7 +112,7 @@ export class UiNamespace {
   /** Snapshots built (tests read it: one per generation, not one per dashboard). */
   builds = 0;
   /** Dashboards connected per remote address, and recent handshakes per address and in all. */
-  private readonly perAddress = new Map<string, number>();
+  private readonly perAddress = new AddressCounts();
   private readonly handshakesFrom = new Map<string, { bucket: TokenBucket; at: number }>();
   private readonly handshakes: TokenBucket;
   private readonly handshakeRate: NonNullable<UiOptions["handshakes"]>;
@@ -194,7 +195,7 @@ export class UiNamespace {
   private refuseAdmission(address: string): { why: string; scope: CapScope } | null {
     const atAddress = (why: string) => ({ why, scope: "address" as const });
     const inAll = (why: string) => ({ why, scope: "total" as const });
-    if ((this.perAddress.get(address) ?? 0) >= this.maxClientsPerAddress) return atAddress(`too many dashboards from this address (at most ${this.maxClientsPerAddress})`);
+    if (this.perAddress.of(address) >= this.maxClientsPerAddress) return atAddress(`too many dashboards from this address (at most ${this.maxClientsPerAddress})`);
     if (this.nsp.sockets.size >= this.maxClients) return inAll(`too many dashboards connected to this hub (at most ${this.maxClients})`);
     const now = performance.now();
     let from = this.handshakesFrom.get(address);
@@ -228,12 +229,8 @@ export class UiNamespace {
 
   private connected(socket: UiSocket): void {
     const address = socket.handshake.address;
-    this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
-    socket.on("disconnect", () => {
-      const n = (this.perAddress.get(address) ?? 1) - 1;
-      if (n <= 0) this.perAddress.delete(address);
-      else this.perAddress.set(address, n);
-    });
+    this.perAddress.add(address);
+    socket.on("disconnect", () => this.perAddress.remove(address));
     rawJsonReplies(socket);
     const bucket = new TokenBucket(UI_LIMITS.requestsPerSecond, UI_LIMITS.requestBurst);
     this.chargeSnapshot(bucket);

@@ -1,17 +1,19 @@
 // Agent messages from every connection, run fairly. Each connection is a lane (its messages in
 // order); the scheduler runs one slice of work at a time (a message, or ~64 items of a samples
 // batch) from the lane that has had the least so far (start-time fair queuing, counted in items),
-// for the agents' part of each event-loop turn's budget (core/turn-budget.ts), then yields. So an agent sending full 1,000-item batches as fast as
-// it may costs another agent a slice of waiting, not whole batches queued ahead of it.
+// for the agents' part of each event-loop turn's budget (core/turn-budget.ts), then yields. So an
+// agent sending full 1,000-item batches as fast as it may costs another agent a slice of waiting,
+// not whole batches queued ahead of it.
 //
 // Each lane also has a work budget (a TokenBucket, rate-limit.ts), and shares one with every other
-// connection from its address; both are charged as a message arrives with the items it carries. Over it, a WebSocket lane is not read until the budget is back
-// (backpressure: the hub does not even decode what it cannot yet afford) and is never refused, so
-// an honest agent replaying its backlog is slowed, not dropped; a lane that cannot be paused
-// (HTTP long-polling) has what arrives while it is over budget refused, as over its rate.
-// Exactness is the store pipeline's job (a store another input could observe half done is finished first,
-// see StoreJob); the rule here only keeps that from being needed: while a batch of service S is
-// being stored, only lanes of other, known services start messages.
+// connection from its address; both are charged as a message arrives with the items it carries.
+// Over it, a WebSocket lane is not read until the budget is back (backpressure: the hub does not
+// even decode what it cannot yet afford) and is never refused, so an honest agent replaying its
+// backlog is slowed, not dropped; a lane that cannot be paused (HTTP long-polling) has what arrives
+// while it is over budget refused, as over its rate. Exactness is the store pipeline's job (a store
+// another input could observe half done is finished first, see StoreJob); the rule here only keeps
+// that from being needed: while a batch of service S is being stored, only lanes of other, known
+// services start messages.
 import { performance } from "node:perf_hooks";
 import type { Ack } from "../../../shared/protocol/index.js";
 import { isJob, type Job } from "./agent-session.js";

@@ -3,6 +3,7 @@
 // refuse dashboards), and closed when they have not said a hello the hub took in time. An honest
 // agent is past hello one round trip after it connects; one refused retries with backoff.
 import type { CapScope, HubAdmission } from "../../../shared/protocol/index.js";
+import { AddressCounts } from "../socket/address-counts.js";
 
 export interface HelloLimits {
   /** Agent connections at once that have not yet said a hello the hub took, in all. */
@@ -23,7 +24,7 @@ export class HelloGate {
   readonly refusedScope: Record<CapScope, number> = { address: 0, total: 0 };
   /** Connections closed for saying no hello in time. */
   timedOut = 0;
-  private readonly perAddress = new Map<string, number>();
+  private readonly perAddress = new AddressCounts();
   private readonly waiting = new Map<number, Waiting>();
 
   constructor(private readonly limits: HelloLimits) {}
@@ -31,7 +32,7 @@ export class HelloGate {
   /** Why a new /agent connection from `address` is refused (counted under its cap's scope), or null. */
   refuse(address: string): string | null {
     const l = this.limits;
-    if ((this.perAddress.get(address) ?? 0) >= l.maxPendingAgentsPerAddress) {
+    if (this.perAddress.of(address) >= l.maxPendingAgentsPerAddress) {
       this.refusedScope.address++;
       return `too many agent connections waiting for hello from this address (at most ${l.maxPendingAgentsPerAddress}): try again in a few seconds`;
     }
@@ -51,7 +52,7 @@ export class HelloGate {
     }, this.limits.helloTimeoutMs);
     timer.unref();
     this.waiting.set(id, { address, timer });
-    this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
+    this.perAddress.add(address);
   }
 
   /** Connection `id` is past hello, or closed: it waits no more. False when it was not waiting. */
@@ -60,9 +61,7 @@ export class HelloGate {
     if (w === undefined) return false;
     clearTimeout(w.timer);
     this.waiting.delete(id);
-    const n = (this.perAddress.get(w.address) ?? 1) - 1;
-    if (n <= 0) this.perAddress.delete(w.address);
-    else this.perAddress.set(w.address, n);
+    this.perAddress.remove(w.address);
     return true;
   }
 

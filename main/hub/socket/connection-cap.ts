@@ -5,6 +5,7 @@
 // the dashboards. refuse()'s sentence is the body of engine.io's answer (400 text to a WebSocket
 // upgrade, 403 JSON to polling): the agent reads it and shows it as its lastError.
 import type { IncomingMessage } from "node:http";
+import { AddressCounts } from "./address-counts.js";
 
 export interface ConnectionCaps {
   readonly total: number;
@@ -19,14 +20,14 @@ interface EngineConn {
 
 export class ConnectionCap {
   private open = 0;
-  private readonly perAddress = new Map<string, number>();
+  private readonly perAddress = new AddressCounts();
 
   constructor(private readonly caps: ConnectionCaps) {}
 
   /** Why a new connection's request is refused (a sentence), or null. */
   refuse(req: IncomingMessage): string | null {
     const address = req.socket.remoteAddress ?? "";
-    if ((this.perAddress.get(address) ?? 0) >= this.caps.perAddress) return `too many connections from this address (at most ${this.caps.perAddress})`;
+    if (this.perAddress.of(address) >= this.caps.perAddress) return `too many connections from this address (at most ${this.caps.perAddress})`;
     if (this.open >= this.caps.total) return `too many connections to this hub (at most ${this.caps.total})`;
     return null;
   }
@@ -35,12 +36,10 @@ export class ConnectionCap {
   opened(conn: EngineConn): void {
     const address = conn.remoteAddress;
     this.open++;
-    this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
+    this.perAddress.add(address);
     conn.once("close", () => {
       this.open--;
-      const n = (this.perAddress.get(address) ?? 1) - 1;
-      if (n <= 0) this.perAddress.delete(address);
-      else this.perAddress.set(address, n);
+      this.perAddress.remove(address);
     });
   }
 }
