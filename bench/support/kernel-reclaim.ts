@@ -1,7 +1,7 @@
 // Whether the kernel runs DAMON (a memory-access monitor that can page out what it finds cold)
 // while a benchmark runs: on machines of this kind it is on, and it costs a process in proportion to
 // its resident memory, so a hub holding ~1.4 GB of history pays more for it than a bare server of
-// ~100 MB (docs/benchmarks-log.md, round of 2026-12-02, 10:40–12:55). A report says which it ran under.
+// ~100 MB. A report says which it ran under.
 import { readdirSync, readFileSync } from "node:fs";
 
 const ROOT = "/sys/kernel/mm/damon/admin/kdamonds";

@@ -5,9 +5,9 @@
 // object it points at alive through every young GC until the next full one. The scheduler once made
 // a { job, item } object per message; at start-up, while 1,000 agents' first batches waited, those
 // objects lived long, and in some runs V8 pretenured them for good: every later message's parsed
-// packet was then promoted (~15 MB a young GC) and the hub ran a full GC every few seconds
-// (docs/benchmarks-log.md, 2026-12-02 afternoon). Two defences, each held here on its own: the
-// scheduler makes no object per message, and the hub runs with pretenuring off (node-flags.ts).
+// packet was then promoted (~15 MB a young GC) and the hub ran a full GC every few seconds. Two
+// defences, each held here on its own: the scheduler makes no object per message, and the hub
+// runs with pretenuring off (node-flags.ts).
 // The child is fixtures/young-gc-retention.ts; its control, a lane that still makes that object,
 // shows the test can see the leak.
 import { execFile } from "node:child_process";
