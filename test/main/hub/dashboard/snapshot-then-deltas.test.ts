@@ -1,17 +1,18 @@
-// A dashboard that asks for a snapshot while a semaphore is renamed, the rename undone before the
-// next delta, holds the name of the snapshot: the other dashboards still hold the name a delta
-// gave them, the very one the semaphore has again. The next delta must bring it the name back.
+// What a dashboard holds after a snapshot and the deltas after it is what a fresh snapshot shows,
+// when the snapshot shows what no delta will repeat: a rename since the last delta, undone before
+// the next (the other dashboards hold the name a delta gave them, the very one the semaphore has
+// again), or a snapshot served again after changes dropped while no dashboard was connected.
 import { afterEach, describe, expect, it } from "vitest";
 import { DashboardStore } from "../../../../renderer/src/data/dashboard-store.js";
 import type { UiDelta, UiSnapshot } from "../../../../shared/ui-protocol/index.js";
-import { agent, cleanupAll, dashboard, info, request, sample, startHub, T0, waitUntil, type AckAnswer } from "../helpers.js";
+import { agent, cleanupAll, dashboard, info, request, sample, sleep, startHub, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 
 const KEY = "checkout/web-1/db";
 
-describe("/ui snapshot taken while a semaphore is renamed", () => {
-  it("the delta after the rename is undone brings its name back", async () => {
+describe("/ui snapshot and the deltas after it", () => {
+  it("a snapshot taken while a semaphore is renamed: the delta after the rename is undone brings the name back", async () => {
     const hub = await startHub({ ui: { deltaIntervalMs: 1500 } });
     try {
       const a1 = await agent(hub, "a1", [info("db")], { service: "checkout", instance: "web-1" });
@@ -55,4 +56,25 @@ describe("/ui snapshot taken while a semaphore is renamed", () => {
       await hub.close();
     }
   }, 60_000);
+
+  it("a snapshot is not served again once what changed while no dashboard was connected is dropped", async () => {
+    const hub = await startHub({ ui: { deltaIntervalMs: 250 } });
+    try {
+      const a1 = await agent(hub, "a1", [info("db")], { service: "checkout", instance: "web-1" });
+      const samples = async (seq: number, inUse: number) =>
+        expect((await request<AckAnswer>(a1, "samples", { seq, t: T0 + seq * 1000, intervalMs: 1000, items: [sample("db", { inUse })] })).ok).toBe(true);
+      await samples(1, 2);
+      const first = await dashboard(hub.url);
+      expect(first.snapshot.state.semaphores.find((s) => s.key === KEY)?.inUse).toBe(2);
+      first.socket.disconnect();
+      await samples(2, 7);
+      // A few delta ticks with no dashboard: the change is taken and dropped. Well within the
+      // second a snapshot is served again for while nothing changed.
+      await sleep(400);
+      const second = await dashboard(hub.url);
+      expect(second.snapshot.state.semaphores.find((s) => s.key === KEY)?.inUse).toBe(7);
+    } finally {
+      await hub.close();
+    }
+  }, 30_000);
 });
