@@ -3,19 +3,15 @@
 // nearly all of them and moves nearly every fleet group: shaping, recomputing and serialising
 // that in one piece held agents' acks for hundreds of ms. Each entry is serialised as it is made,
 // so socket.io sends the text as it is (raw-json.ts) instead of walking a big object.
-import {
-  FleetChangeTracker,
-  toPatch,
-  UI_IDENTITY_FIELDS,
-  type UiIdentityField,
-} from "../../../shared/ui-protocol/index.js";
+import { FleetChangeTracker, toPatch } from "../../../shared/ui-protocol/index.js";
 import type { SemaphoreFigures } from "../../../shared/alerts/semaphore-tracker.js";
-import type { SemaphoreInfo, SemaphoreState } from "../../../shared/protocol/index.js";
+import type { SemaphoreInfo } from "../../../shared/protocol/index.js";
 import type { Changes } from "../core/change-tracker.js";
 import type { HubCore } from "../core/hub-core.js";
 import { FleetView, type MovedGroups } from "./fleet-view.js";
 import { JsonBytes } from "./json-bytes.js";
 import type { BuiltSnapshot } from "./snapshot-builder.js";
+import { identityOf, sameIdentity, type UiIdentity } from "./ui-identity.js";
 import { uiSemaphore } from "./views.js";
 
 /** Semaphores shaped, or fleet entries offered, between two yields. */
@@ -45,8 +41,12 @@ export class UiDeltas {
   private readonly sentInfo = new Map<string, SemaphoreInfo>();
   /** Keys dashboards may hold a config for (from a snapshot or a delta): one unregistered since is said to be. */
   private configured = new Set<string>();
-  /** The identity each key was last sent with in a delta (UiSemaphorePatch: later entries leave it out). */
-  private readonly sentIdentity = new Map<string, Pick<SemaphoreState, UiIdentityField>>();
+  /**
+   * The identity each key was last sent with in a delta (UiSemaphorePatch: later entries leave it
+   * out). Dashboards that took a snapshot since hold the snapshot's instead where it differs: then
+   * the key has no entry here, so the next delta carries its identity to everyone.
+   */
+  private readonly sentIdentity = new Map<string, UiIdentity>();
   /** The fleet entries dashboards hold: a delta carries only those that changed. */
   private readonly fleet = new FleetChangeTracker();
   /** The fleet as the last delta computed it, group by group (snapshots take it from here). */
@@ -91,7 +91,15 @@ export class UiDeltas {
         if (++n % TAKEN_BATCH === 0) yield;
       }
       for (let i = 0; i < built.keys.length; i++) {
-        this.known.add(built.keys[i]);
+        const key = built.keys[i];
+        this.known.add(key);
+        // Read late in the build, the snapshot may show an identity the others were never sent (a
+        // rename since the last delta, maybe undone before the next, which then sees nothing new).
+        const sent = this.sentIdentity.get(key);
+        if (sent !== undefined && !sameIdentity(sent, built.identities[i])) {
+          this.sentIdentity.delete(key);
+          this.core.changes.key(key);
+        }
         if (i % TAKEN_BATCH === TAKEN_BATCH - 1) yield;
       }
       for (let i = 0; i < built.configured.length; i++) {
@@ -241,8 +249,8 @@ export class UiDeltas {
    */
   private identityChanged(s: SemaphoreFigures): boolean {
     const sent = this.sentIdentity.get(s.key);
-    if (sent !== undefined && UI_IDENTITY_FIELDS.every((f) => sent[f] === s[f])) return false;
-    this.sentIdentity.set(s.key, { agentId: s.agentId, service: s.service, instance: s.instance, id: s.id, name: s.name, kind: s.kind });
+    if (sent !== undefined && sameIdentity(sent, s)) return false;
+    this.sentIdentity.set(s.key, identityOf(s));
     return true;
   }
 }

@@ -2,13 +2,15 @@
 // serialising it takes a few hundred ms, which in one piece held every agent's acks. It is a
 // generator (slices.ts): the caller yields to the event loop between slices and sends no delta
 // until the build is done, so the snapshot and the deltas after it agree (a semaphore read late in
-// the build may be newer than deltaSeq says: the next delta repeats it, by key). The fleet is the
+// the build may be newer than deltaSeq says: the next delta repeats it, by key, with its identity
+// where the snapshot's is not the one deltas last sent: UiDeltas.taken). The fleet is the
 // fleet view's, with the groups that moved since the last delta recomputed first.
 import { WindowScratch } from "../../../shared/history/index.js";
 import { UI_LIMITS, type UiFleetEntry } from "../../../shared/ui-protocol/index.js";
 import type { HubCore } from "../core/hub-core.js";
 import type { FleetView } from "./fleet-view.js";
 import { JsonBytes } from "./json-bytes.js";
+import { identityOf, type UiIdentity } from "./ui-identity.js";
 import { sparkline, uiSemaphore } from "./views.js";
 
 /** Semaphores shaped, or fleet entries written, between two yields. */
@@ -19,6 +21,8 @@ export interface BuiltSnapshot {
   readonly json: JsonBytes;
   /** The semaphore keys and the fleet it holds: dashboards holding it know these. */
   readonly keys: readonly string[];
+  /** The identity it shows for each of `keys`, in the same order. */
+  readonly identities: readonly UiIdentity[];
   /** The keys it gives a config (registered semaphores). */
   readonly configured: readonly string[];
   readonly fleet: readonly UiFleetEntry[];
@@ -36,6 +40,7 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   const pending = core.changes.pending();
   yield* fleetView.freshen(pending.keys, pending.structure);
   const keys: string[] = [];
+  const identities: UiIdentity[] = [];
   const configured: string[] = [];
   const sparklines = new JsonBytes();
   const scratch = new WindowScratch();
@@ -44,6 +49,7 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
     const key = tracker.key;
     keys.push(key);
     const semaphore = uiSemaphore(core, tracker.figures());
+    identities.push(identityOf(semaphore));
     if (semaphore.config !== undefined) configured.push(key);
     json.item(JSON.stringify(semaphore));
     if (sparklines.count < UI_LIMITS.maxSparklines) {
@@ -69,5 +75,5 @@ export function* buildSnapshot(core: HubCore, deltaSeq: number, deltaIntervalMs:
   json.write(`],"thresholds":${JSON.stringify(engine.thresholds)},"sparklines":{`);
   json.append(sparklines);
   json.write(`},"limits":${JSON.stringify(limits)}}`);
-  return { json, keys, configured, fleet };
+  return { json, keys, identities, configured, fleet };
 }

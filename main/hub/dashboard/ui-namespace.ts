@@ -500,11 +500,16 @@ export class UiNamespace {
     }
     this.flushOwed = false;
     this.storeDeferred();
+    const unchanged = this.core.changes.empty;
     // Taken even with nobody listening, so the tracker never grows.
     const changes = this.core.changes.take();
     // Checked every tick, changes or not: a dashboard can fall behind on its own requests too.
     for (const socket of this.nsp.sockets.values()) if (this.behind(socket)) this.drop(socket);
-    if (this.live === 0) return this.deltas.clear();
+    if (this.live === 0) {
+      // No delta will ever say what changed: a snapshot built before it is not one to serve again.
+      if (!unchanged) this.cached = undefined;
+      return this.deltas.clear();
+    }
     this.start("delta", this.sendDelta(changes));
   }
 
