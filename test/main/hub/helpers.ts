@@ -29,6 +29,8 @@ export interface ClientOptions {
   transports?: ("websocket" | "polling")[];
   /** The local address to connect from (a loopback alias such as 127.0.0.2: the hub sees another remote host). */
   from?: string;
+  /** Adds listeners before the socket connects: a /ui snapshot can come in the same read as the connection. */
+  listen?: (socket: Socket) => void;
 }
 
 /** A raw socket.io client on `ns`; resolves once connected, rejects with the connect_error message. */
@@ -41,6 +43,7 @@ export function client(url: string, ns: "/agent" | "/ui" | "/replay", opts: Clie
     ...(opts.from !== undefined ? ({ localAddress: opts.from } as object) : {}),
   });
   onCleanup(() => socket.disconnect());
+  opts.listen?.(socket);
   return new Promise((resolve, reject) => {
     socket.once("connect", () => resolve(socket));
     socket.once("connect_error", (err) => reject(err));

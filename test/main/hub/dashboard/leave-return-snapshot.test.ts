@@ -22,15 +22,19 @@ describe("/ui snapshot taken while an agent is away", () => {
       expect((await request<AckAnswer>(search, "samples", { seq: 1, t: T0 + 1000, intervalMs: 1000, items })).ok).toBe(true);
 
       const store = new DashboardStore();
-      const ui = await client(hub.url, "/ui");
-      const first = new Promise<void>((resolve) => ui.once("snapshot", () => resolve()));
-      ui.on("snapshot", (s: UiSnapshot) => store.applySnapshot(s));
       let deltas = 0;
       let nextDelta: (() => void) | undefined;
-      ui.on("delta", (d: UiDelta) => {
-        deltas++;
-        expect(store.applyDelta(d)).toBe(true);
-        nextDelta?.();
+      let first!: Promise<void>;
+      const ui = await client(hub.url, "/ui", {
+        listen: (s) => {
+          first = new Promise<void>((resolve) => s.once("snapshot", () => resolve()));
+          s.on("snapshot", (snap: UiSnapshot) => store.applySnapshot(snap));
+          s.on("delta", (d: UiDelta) => {
+            deltas++;
+            expect(store.applyDelta(d)).toBe(true);
+            nextDelta?.();
+          });
+        },
       });
       await first;
       const other = await client(hub.url, "/ui");

@@ -79,13 +79,17 @@ describe("/ui deltas built in slices", () => {
 
           const store = new DashboardStore();
           const problems: string[] = [];
-          const ui = await client(hub.url, "/ui");
-          const first = new Promise<void>((resolve) => ui.once("snapshot", () => resolve()));
-          ui.on("snapshot", (s: UiSnapshot) => store.applySnapshot(s));
-          ui.on("delta", (d: UiDelta) => {
-            if (!store.hasSnapshot) return void problems.push(`delta ${d.seq} before a snapshot`);
-            if (d.seq !== store.lastSeq + 1) problems.push(`delta ${d.seq} after ${store.lastSeq}`);
-            if (!store.applyDelta(d)) problems.push(`delta ${d.seq} patched a semaphore the dashboard never had`);
+          let first!: Promise<void>;
+          const ui = await client(hub.url, "/ui", {
+            listen: (s) => {
+              first = new Promise<void>((resolve) => s.once("snapshot", () => resolve()));
+              s.on("snapshot", (snap: UiSnapshot) => store.applySnapshot(snap));
+              s.on("delta", (d: UiDelta) => {
+                if (!store.hasSnapshot) return void problems.push(`delta ${d.seq} before a snapshot`);
+                if (d.seq !== store.lastSeq + 1) problems.push(`delta ${d.seq} after ${store.lastSeq}`);
+                if (!store.applyDelta(d)) problems.push(`delta ${d.seq} patched a semaphore the dashboard never had`);
+              });
+            },
           });
           await first;
           const other = await client(hub.url, "/ui");
