@@ -50,6 +50,23 @@ export function client(url: string, ns: "/agent" | "/ui" | "/replay", opts: Clie
   });
 }
 
+/**
+ * A /ui client whose every snapshot goes to `store` and every delta to `onDelta`, both listened for
+ * before it connects; resolves once the first snapshot is applied.
+ */
+export async function storeClient(url: string, store: { applySnapshot(s: UiSnapshot): void }, onDelta: (d: UiDelta) => void): Promise<Socket> {
+  let first!: Promise<void>;
+  const socket = await client(url, "/ui", {
+    listen: (s) => {
+      first = new Promise<void>((resolve) => s.once("snapshot", () => resolve()));
+      s.on("snapshot", (snap: UiSnapshot) => store.applySnapshot(snap));
+      s.on("delta", onDelta);
+    },
+  });
+  await first;
+  return socket;
+}
+
 /** emit with an ack, as a promise. */
 export function request<T = Record<string, unknown>>(socket: Socket, event: string, payload?: unknown, timeoutMs = 5000): Promise<T> {
   return (socket.timeout(timeoutMs).emitWithAck(event, payload) as Promise<T>);

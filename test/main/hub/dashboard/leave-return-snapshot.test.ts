@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DashboardStore } from "../../../../renderer/src/data/dashboard-store.js";
 import type { UiDelta, UiSnapshot } from "../../../../shared/ui-protocol/index.js";
-import { agent, cleanupAll, client, info, request, sample, startHub, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
+import { agent, cleanupAll, client, info, request, sample, startHub, storeClient, summaryOf, T0, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 
@@ -24,19 +24,11 @@ describe("/ui snapshot taken while an agent is away", () => {
       const store = new DashboardStore();
       let deltas = 0;
       let nextDelta: (() => void) | undefined;
-      let first!: Promise<void>;
-      const ui = await client(hub.url, "/ui", {
-        listen: (s) => {
-          first = new Promise<void>((resolve) => s.once("snapshot", () => resolve()));
-          s.on("snapshot", (snap: UiSnapshot) => store.applySnapshot(snap));
-          s.on("delta", (d: UiDelta) => {
-            deltas++;
-            expect(store.applyDelta(d)).toBe(true);
-            nextDelta?.();
-          });
-        },
+      const ui = await storeClient(hub.url, store, (d: UiDelta) => {
+        deltas++;
+        expect(store.applyDelta(d)).toBe(true);
+        nextDelta?.();
       });
-      await first;
       const other = await client(hub.url, "/ui");
       const snapshot = async (socket: typeof ui) => (await request<{ snapshot: UiSnapshot }>(socket, "snapshot:get", {})).snapshot;
       const searchGroups = (s: { fleet: readonly { key: string }[] }) => s.fleet.filter((f) => f.key.startsWith("search/")).map((f) => f.key);

@@ -11,7 +11,7 @@ import type { SemaphoreInfo } from "../../../../shared/protocol/index.js";
 import type { UiDelta, UiSnapshot } from "../../../../shared/ui-protocol/index.js";
 import { fleetAgents } from "./fleet-agents.js";
 import { AGENTS, agentStepArb } from "./fleet-steps.js";
-import { cleanupAll, client, info, request, sleep, startHub, waitUntil, type AckAnswer } from "../helpers.js";
+import { cleanupAll, client, info, request, sleep, startHub, storeClient, waitUntil, type AckAnswer } from "../helpers.js";
 
 afterEach(cleanupAll);
 
@@ -79,19 +79,11 @@ describe("/ui deltas built in slices", () => {
 
           const store = new DashboardStore();
           const problems: string[] = [];
-          let first!: Promise<void>;
-          const ui = await client(hub.url, "/ui", {
-            listen: (s) => {
-              first = new Promise<void>((resolve) => s.once("snapshot", () => resolve()));
-              s.on("snapshot", (snap: UiSnapshot) => store.applySnapshot(snap));
-              s.on("delta", (d: UiDelta) => {
-                if (!store.hasSnapshot) return void problems.push(`delta ${d.seq} before a snapshot`);
-                if (d.seq !== store.lastSeq + 1) problems.push(`delta ${d.seq} after ${store.lastSeq}`);
-                if (!store.applyDelta(d)) problems.push(`delta ${d.seq} patched a semaphore the dashboard never had`);
-              });
-            },
+          const ui = await storeClient(hub.url, store, (d: UiDelta) => {
+            if (!store.hasSnapshot) return void problems.push(`delta ${d.seq} before a snapshot`);
+            if (d.seq !== store.lastSeq + 1) problems.push(`delta ${d.seq} after ${store.lastSeq}`);
+            if (!store.applyDelta(d)) problems.push(`delta ${d.seq} patched a semaphore the dashboard never had`);
           });
-          await first;
           const other = await client(hub.url, "/ui");
           const asked: Promise<unknown>[] = [];
 
