@@ -12,6 +12,7 @@ import { useReplayClient } from "../replay/replay-bar.js";
 import { acknowledge, openAlert, targetLabel } from "./alert-actions.js";
 import { diagnosisOf, DiagnosisView } from "./diagnosis-view.js";
 import { flightOf, FlightView } from "./flight-view.js";
+import { errorText } from "../logic/error-text.js";
 
 function fmtEvidence(path: string, value: string | number | boolean, time: boolean, now: number): string {
   if (typeof value !== "number") return String(value);
@@ -72,7 +73,7 @@ export function EvidenceView({ alert }: { alert: Alert }) {
     try {
       await acknowledge(app, alert);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     } finally {
       setAcking(false);
     }

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import type { AlertThresholds } from "../../../shared/alerts/thresholds.js";
 import { useApp, useChannel } from "../app/context.js";
+import { errorText } from "../logic/error-text.js";
 
 const GROUP_LABEL: Record<keyof AlertThresholds, string> = {
   window: "Windows",
@@ -54,7 +55,7 @@ function FieldRow({ group, field, value }: { group: keyof AlertThresholds; field
       store.setThresholds(thresholds);
       setState({ busy: false, error: null });
     } catch (err) {
-      setState({ busy: false, error: err instanceof Error ? err.message : String(err) });
+      setState({ busy: false, error: errorText(err) });
     }
   };
   return (

@@ -13,6 +13,7 @@ import type { DashboardStore } from "./dashboard-store.js";
 import { startPrefetch, takePrefetch } from "./history-prefetch.js";
 import { SeriesBuffer } from "./series-buffer.js";
 import type { UiClient } from "./ui-client.js";
+import { errorText } from "../logic/error-text.js";
 
 export type DetailTarget = { kind: "semaphore"; key: string } | { kind: "fleet"; service: string; name: string };
 
@@ -228,7 +229,7 @@ export class DetailFeed implements ChartFeed {
     } catch (err) {
       if (seq !== this.loadSeq) return;
       // No history yet (a semaphore that has not sampled) is an empty chart, not an error.
-      const msg = err instanceof Error ? err.message : String(err);
+      const msg = errorText(err);
       this.buffer.clear(range.tier === "1s" ? 1000 : 60_000);
       this.setStatus({ loading: false, range, error: /^no (history|semaphores)/.test(msg) ? null : msg });
     }

@@ -8,6 +8,7 @@ import { RULE_LABEL } from "../logic/alert-target.js";
 import { fmtUtc } from "../logic/format.js";
 import { ReplayClient } from "./replay-client.js";
 import "./replay.css";
+import { errorText } from "../logic/error-text.js";
 
 const ReplayContext = createContext<ReplayClient | null>(null);
 
@@ -77,7 +78,7 @@ export function ReplayBar() {
   const chosen = speed ?? status.speed;
   const span = Math.max(1, status.to - status.from);
   const pct = (t: number) => `${((Math.min(status.to, Math.max(status.from, t)) - status.from) / span) * 100}%`;
-  const run = (p: Promise<void>) => p.then(() => setError(null), (err: unknown) => setError(err instanceof Error ? err.message : String(err)));
+  const run = (p: Promise<void>) => p.then(() => setError(null), (err: unknown) => setError(errorText(err)));
   const seek = (t: number) => run(client.seek(t));
   const next = client.nextAlertAt();
   const nextMarks = next === null ? [] : status.marks.filter((m) => m.at === next);
@@ -220,7 +221,7 @@ function SaveRange({ client, status, marking, onMark }: { client: ReplayClient; 
   const save = () =>
     client.save(name, start, end).then(
       (file) => setResult({ ok: true, text: `Saved ${file}` }),
-      (err: unknown) => setResult({ ok: false, text: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => setResult({ ok: false, text: errorText(err) }),
     );
   return (
     <div className="replay-save" data-testid="replay-save">

@@ -5,6 +5,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import type { AlertRule } from "../../../shared/protocol/types.js";
 import type { RemoteHub, SemscopeBridge, Settings, SettingsView } from "../../../shared/ipc/ipc-contract.js";
 import { RULE_LABEL } from "../logic/alert-target.js";
+import { errorText } from "../logic/error-text.js";
 
 const MIB = 1024 * 1024;
 const RULES = Object.keys(RULE_LABEL) as AlertRule[];
@@ -118,7 +119,7 @@ export function AppSettingsForm({ bridge }: { bridge: SemscopeBridge }) {
         setView(v);
         setDraft(draftOf(v.settings));
       },
-      (err: unknown) => live && setLoadError(err instanceof Error ? err.message : String(err)),
+      (err: unknown) => live && setLoadError(errorText(err)),
     );
     return () => {
       live = false;
@@ -151,7 +152,7 @@ export function AppSettingsForm({ bridge }: { bridge: SemscopeBridge }) {
       setDraft(draftOf(r.settings));
       setStatus({ kind: "saved", reconnecting: r.reconnecting });
     } catch (err) {
-      setStatus({ kind: "refused", errors: { form: err instanceof Error ? err.message : String(err) } });
+      setStatus({ kind: "refused", errors: { form: errorText(err) } });
     }
   };
   const dirty = JSON.stringify(draft) !== JSON.stringify(draftOf(view.settings));

@@ -10,6 +10,7 @@ import { getBridge } from "../data/bridge.js";
 import type { SemscopeBridge } from "../../../shared/ipc/ipc-contract.js";
 import { AppSettingsForm } from "./app-settings-form.js";
 import "./settings.css";
+import { errorText } from "../logic/error-text.js";
 
 export function SettingsView() {
   const { target, navigate } = useApp();
@@ -101,7 +102,7 @@ function RegenerateToken({ bridge, hasToken }: { bridge: SemscopeBridge; hasToke
     call.then(
       // On success the window reloads with the new token: "working" stays until then.
       (r) => r.ok || setPhase({ kind: "failed", error: r.error }),
-      (err: unknown) => setPhase({ kind: "failed", error: err instanceof Error ? err.message : String(err) }),
+      (err: unknown) => setPhase({ kind: "failed", error: errorText(err) }),
     );
   };
   const label = hasToken ? "Regenerate token…" : "Create a token…";
