@@ -506,7 +506,8 @@ describe("on call in the browser (web mode, real agents)", () => {
     expect(await row.locator(".c-num").nth(3).textContent()).toBe("0");
     // Its detail page says the same.
     await row.click();
-    await page.getByTestId("detail").waitFor();
+    // The detail view may still show the semaphore an earlier test opened: wait for this one's title.
+    await until("the fx fleet's detail page", () => page.locator(".detail-title h1").textContent(), (t) => (t ?? "").includes("fx-rates"), 10_000);
     expect(await page.locator(".detail-title h1").textContent()).toContain("Over budget");
     expect(await page.locator(".detail-title h1").textContent()).not.toContain("Saturated");
   }, 30_000);
